@@ -1,0 +1,38 @@
+# xdp-pp: a thin dispatcher over scripts/. `make help` lists the targets.
+# Settings come from the environment: KDIR, BASE, CACHE, JOBS, OUT, ...
+
+SHELL := /bin/bash
+S := scripts
+
+.PHONY: all demo test check bench build base-build export setup clean-cache help
+
+all: demo
+
+demo: ## apply + build + boot + redirect-map egress-drop demo with page_pool stats
+	$(S)/demo.sh
+
+test: ## gates, build the series kernel, run kselftests + KUnit in the VM
+	$(S)/test.sh series
+
+test-base: ## the same tests on the unpatched base (KUnit with expect=base)
+	$(S)/test.sh base
+
+check: ## all series gates: format, signoff, checkpatch, kdoc, per-patch build, W=1
+	$(S)/check.sh
+
+bench: ## base vs series benchmark under QEMU icount; table + plot
+	$(S)/bench.sh
+
+build: ## build the series kernel only
+	$(S)/build.sh series
+
+setup: ## install host packages (root, apt pins) and the guest root
+	$(S)/setup-host.sh
+	$(S)/guest-root.sh
+
+export: ## regenerate patches/ from the kernel work tree (WORK=...)
+	$(S)/export.sh
+
+help: ## this list
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | \
+		awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'

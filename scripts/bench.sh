@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# bench.sh - base vs series, same config, same guest, one run: QEMU with
+# -icount shift=0 (guest ns = guest instructions), 1 vCPU, repeats, median
+# and spread; a markdown table and a PNG plot of the ratios.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=lib.sh
+. "$here/lib.sh"
+
+usage() {
+	cat <<'U'
+usage: scripts/bench.sh
+
+Builds base and series (cached), boots each under QEMU TCG with
+-icount shift=0 and 1 vCPU, runs scripts/guest/bench.sh, then
+scripts/bench-report.py. Results: $BENCH_OUT (default $CACHE/out/bench):
+  bench.md (table), bench.png (ratios), <variant>/bench.txt (raw).
+Environment: REPEATS (5), PACKETS (200000), SECS (4, virtio runs),
+  BENCH_WALL=1 to add one wall-clock run per kernel (labelled: noise),
+  KDIR/BASE as for make test.
+Not a test: `make test` and CI never run it.
+U
+}
+case "${1:-}" in -h|--help) usage; exit 0 ;; esac
+
+"$here/setup-host.sh" --check >/dev/null 2>&1 || "$here/setup-host.sh"
+out=${BENCH_OUT:-$CACHE/out/bench}
+tools=$CACHE/tools
+mkdir -p "$out" "$tools"
+gcc -O2 -Wall -static -o "$tools/xdp_pp_run" "$REPO/net-core/bench/xdp_pp_run.c"
+
+for v in base series; do
+	build=$("$here/build.sh" "$v")
+	for mode in icount ${BENCH_WALL:+wall}; do
+		d=$out/$v-$mode
+		rm -rf "$d"
+		icount=1
+		[ "$mode" = wall ] && icount=0
+		VM_ICOUNT=$icount VM_CPUS=1 VM_TOOLS=$tools VM_TIMEOUT=${VM_TIMEOUT:-5400} \
+			"$here/vm.sh" "$build" "$d" env REPEATS="${REPEATS:-5}" \
+			PACKETS="${PACKETS:-200000}" SECS="${SECS:-4}" \
+			bash /xdp-pp/scripts/guest/bench.sh > "$d.console" 2>&1 ||
+			{ tail -30 "$d.console" >&2; die "bench: $v ($mode) run failed"; }
+	done
+done
+python3 "$here/bench-report.py" "$out"

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# guest-root.sh - build (once, cached) the Debian root the VM boots into.
+#
+# The host stays bookworm; the guest gets sid's user space for xdp-tools
+# >= 1.6 (`xdp-bench redirect-map -X -A drop`). Rebuilt only when the package
+# list below changes. Prints the root's path.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=lib.sh
+. "$here/lib.sh"
+
+GUEST_SUITE=${GUEST_SUITE:-sid}
+GUEST_PKGS="bash bpftool busybox ethtool iproute2 iputils-ping jq kmod procps
+python3 python3-jsonschema python3-yaml util-linux xdp-tools"
+
+case "${1:-}" in
+-h|--help)
+	cat <<'U'
+usage: scripts/guest-root.sh
+
+Debootstraps a minimal Debian ($GUEST_SUITE, default sid) root with
+xdp-tools, bpftool, iproute2, ethtool, python3 + yaml, kmod and busybox
+(poweroff) into $CACHE/guest-<hash>, where <hash> covers the suite and the
+package list. Reuses it when present. Needs root. Prints the path.
+U
+	exit 0 ;;
+esac
+
+key=$(printf '%s\n%s\n' "$GUEST_SUITE" "$GUEST_PKGS" | sha256sum | cut -c1-12)
+root=$CACHE/guest-$key
+if [ -f "$root/.xdp-pp-ready" ]; then
+	echo "$root"
+	exit 0
+fi
+[ "$(id -u)" = 0 ] || die "guest root: debootstrap needs root (run as root, or build it once with sudo)"
+need_tool debootstrap "sudo scripts/setup-host.sh"
+uri=$(awk '/^URIs:/{print $2; exit}' /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)
+[ -n "$uri" ] || die "guest root: no Debian archive in /etc/apt/sources.list.d/debian.sources"
+
+log "guest root: debootstrap $GUEST_SUITE into $root (a few minutes, once)"
+rm -rf "$root.tmp"
+debootstrap --variant=minbase --include="$(echo $GUEST_PKGS | tr ' ' ,)" \
+	"$GUEST_SUITE" "$root.tmp" "$uri" > "$CACHE/guest-$key.log" 2>&1 ||
+	{ tail -20 "$CACHE/guest-$key.log" >&2; die "guest root: debootstrap failed (log: $CACHE/guest-$key.log)"; }
+help=$(chroot "$root.tmp" xdp-bench redirect-map --help 2>&1 || true)
+grep -q -- --egress-action <<<"$help" ||
+	die "guest root: xdp-bench in the guest lacks redirect-map -X (need xdp-tools >= 1.6)"
+# poweroff for a clean VM exit (minbase has no init system).
+for t in poweroff reboot halt; do
+	[ -e "$root.tmp/usr/sbin/$t" ] || ln -s /bin/busybox "$root.tmp/usr/sbin/$t"
+done
+# mount points for scripts/vm.sh (the root is mounted read-only)
+mkdir -p "$root.tmp/sys/fs/bpf" "$root.tmp/xdp-pp" "$root.tmp/variant" \
+	"$root.tmp/out" "$root.tmp/tools" "$root.tmp/etc/lvm"
+rm -rf "$root.tmp/var/cache/apt/archives/"*.deb
+touch "$root.tmp/.xdp-pp-ready"
+mv "$root.tmp" "$root"
+log "guest root: ready ($(chroot "$root" dpkg-query -W -f='${Version}' xdp-tools) xdp-tools)"
+echo "$root"

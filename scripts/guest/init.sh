@@ -1,0 +1,11 @@
+#!/bin/bash
+# init.sh - runs first inside the VM: mounts what vng's guest lacks
+# (bpffs, debugfs, tracefs), quiets the console, then runs its arguments.
+set -euo pipefail
+mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf
+mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
+mountpoint -q /sys/kernel/tracing 2>/dev/null || mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null || true
+ulimit -l unlimited
+dmesg -n 1 2>/dev/null || true
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+exec "$@"

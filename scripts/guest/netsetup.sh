@@ -1,0 +1,33 @@
+#!/bin/bash
+# netsetup.sh - sourced inside the VM: the drivers/net test environment on
+# vng's two looped virtio NICs. NETIF stays in the main netns with
+# 192.0.2.1/24; the other NIC goes to netns "remote" with 192.0.2.2/24.
+# Exports NETIF REMOTE_IF LOCAL_V4 REMOTE_V4 REMOTE_TYPE REMOTE_ARGS.
+
+xdp_pp_netsetup() {
+	local ifs
+	mapfile -t ifs < <(ls /sys/class/net | grep -v '^lo$' | sort)
+	if [ ${#ifs[@]} -lt 2 ]; then
+		echo "netsetup: need two NICs (vng --network loop), found: ${ifs[*]}" >&2
+		return 1
+	fi
+	NETIF=${ifs[0]}
+	REMOTE_IF=${ifs[1]}
+	ip link set lo up
+	ip netns add remote
+	ip link set "$REMOTE_IF" netns remote
+	ip addr add 192.0.2.1/24 dev "$NETIF"
+	ip link set "$NETIF" up
+	ip -n remote addr add 192.0.2.2/24 dev "$REMOTE_IF"
+	ip -n remote link set "$REMOTE_IF" up
+	ip -n remote link set lo up
+	export NETIF REMOTE_IF LOCAL_V4=192.0.2.1 REMOTE_V4=192.0.2.2 \
+		REMOTE_TYPE=netns REMOTE_ARGS=remote
+	local i
+	for i in $(seq 50); do
+		ping -q -c1 -W1 192.0.2.2 >/dev/null 2>&1 && return 0
+		sleep 0.2
+	done
+	echo "netsetup: 192.0.2.2 does not answer" >&2
+	return 1
+}

@@ -1,0 +1,51 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Sum the page_pool stats of one netdev over netlink (netdev family).
+
+usage: ppstats.py [--ksrc DIR] [--netns NAME] IFNAME
+
+Prints one JSON object: pools, cached, ring, ring_full, cache_full,
+released_refcnt, alloc_fast, alloc_slow, inflight. Uses the kernel tree's
+own ynl library and spec (tools/net/ynl, Documentation/netlink/specs).
+"""
+import argparse
+import json
+import os
+import socket
+import sys
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('--ksrc', default=os.environ.get('KSRC', '/variant/src'))
+    ap.add_argument('ifname')
+    args = ap.parse_args()
+
+    sys.path.insert(0, os.path.join(args.ksrc, 'tools/net/ynl/pyynl'))
+    from lib import YnlFamily  # pylint: disable=import-outside-toplevel
+
+    spec = os.path.join(args.ksrc, 'Documentation/netlink/specs/netdev.yaml')
+    ynl = YnlFamily(spec, schema="")
+    ifindex = socket.if_nametoindex(args.ifname)
+    out = {'ifindex': ifindex, 'pools': 0, 'cached': 0, 'ring': 0,
+           'ring_full': 0, 'cache_full': 0, 'released_refcnt': 0,
+           'alloc_fast': 0, 'alloc_slow': 0, 'inflight': 0}
+    for st in ynl.dump('page-pool-stats-get', {}):
+        if st.get('info', {}).get('ifindex') != ifindex:
+            continue
+        out['pools'] += 1
+        out['cached'] += st.get('recycle-cached', 0)
+        out['ring'] += st.get('recycle-ring', 0)
+        out['ring_full'] += st.get('recycle-ring-full', 0)
+        out['cache_full'] += st.get('recycle-cache-full', 0)
+        out['released_refcnt'] += st.get('recycle-released-refcnt', 0)
+        out['alloc_fast'] += st.get('alloc-fast', 0)
+        out['alloc_slow'] += st.get('alloc-slow', 0)
+    for pp in ynl.dump('page-pool-get', {}):
+        if pp.get('ifindex') == ifindex:
+            out['inflight'] += pp.get('inflight', 0)
+    print(json.dumps(out))
+
+
+if __name__ == '__main__':
+    main()

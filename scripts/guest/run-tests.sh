@@ -1,0 +1,86 @@
+#!/bin/bash
+# run-tests.sh - the test suite, inside the VM (started by scripts/test.sh).
+#
+# Sets up the drivers/net environment on the two looped virtio NICs (NETIF
+# in the main netns, the other one in netns "remote"), then runs:
+#   1. the series' kselftests through the kselftest runner (drivers/net
+#      XDP redirect-map drop tests, net/bench page_pool bench),
+#   2. the out-of-tree KUnit module selftests/pp_decide.
+# Every component's KTAP goes to /out/<component>.tap; leaf results are
+# collected in /out/results.tap as "ok - ..." / "not ok - ..." lines.
+set -uo pipefail
+
+VARIANT=/variant
+OUT=/out
+EXPECT=${EXPECT:-series}
+: > "$OUT/results.tap"
+
+log() { echo "[guest] $*"; }
+
+# Leaf results of a KTAP stream: indented or "# "-prefixed result lines;
+# a failing top-level line with no failing leaf counts as one failure.
+collect() {
+	local comp=$1 file=$2 rc=$3 leaves
+	leaves=$(grep -E '^(#|[[:space:]])[#[:space:]]*(not ok|ok) [0-9]+ ' "$file" |
+		sed -E 's/^[#[:space:]]*//')
+	if [ -z "$leaves" ]; then
+		leaves=$(grep -E '^(not ok|ok) [0-9]+ ' "$file")
+	fi
+	while read -r line; do
+		[ -n "$line" ] || continue
+		case "$line" in
+		"not ok "*) echo "not ok - $comp: ${line#not ok [0-9]* }" ;;
+		"ok "*) echo "ok - $comp: ${line#ok [0-9]* }" ;;
+		esac
+	done <<<"$leaves" >> "$OUT/results.tap"
+	if [ "$rc" -ne 0 ] && [ "$rc" -ne 4 ] &&
+	   ! grep -q '^not ok' <<<"$(sed -E 's/^[#[:space:]]*//' <<<"$leaves")"; then
+		echo "not ok - $comp: exited $rc without a failing case" >> "$OUT/results.tap"
+	fi
+	if [ -z "$leaves" ] && [ "$rc" -eq 0 ]; then
+		echo "not ok - $comp: reported no test" >> "$OUT/results.tap"
+	fi
+}
+
+# shellcheck source=netsetup.sh
+. /xdp-pp/scripts/guest/netsetup.sh
+
+setup_net() {
+	xdp_pp_netsetup || return 1
+	log "NETIF=$NETIF ($(ethtool -i "$NETIF" | sed -n 's/^driver: //p')), remote $REMOTE_IF in netns remote"
+}
+
+run_kselftests() {
+	local ks=/tmp/kselftest
+	cp -a "$VARIANT/kselftest" "$ks"
+	local t
+	for t in ${KSFT_TESTS:-}; do
+		local comp="kselftest:${t}"
+		log "running $comp"
+		(cd "$ks" && timeout 1200 ./run_kselftest.sh -t "$t") > "$OUT/${t//[:\/]/_}.tap" 2>&1
+		collect "$comp" "$OUT/${t//[:\/]/_}.tap" $?
+	done
+}
+
+run_kunit() {
+	local ko=$VARIANT/pp_decide/pp_decide_kunit.ko
+	log "running kunit:pp_decide (expect=$EXPECT)"
+	if [ ! -f "$ko" ]; then
+		echo "not ok - kunit:pp_decide: module not built" >> "$OUT/results.tap"
+		return
+	fi
+	bash /xdp-pp/selftests/pp_decide/run-in-guest.sh "$ko" "expect=$EXPECT" \
+		> "$OUT/kunit_pp_decide.tap" 2>&1
+	collect "kunit:pp_decide" "$OUT/kunit_pp_decide.tap" $?
+}
+
+setup_net || { echo "not ok - setup: network" >> "$OUT/results.tap"; }
+dmesg > "$OUT/dmesg.before"
+run_kselftests
+run_kunit
+dmesg > "$OUT/dmesg.after"
+if dmesg | grep -E 'WARNING:|BUG:|KASAN|Oops|page_pool.*stalled' > "$OUT/dmesg.bad"; then
+	echo "not ok - dmesg: kernel warnings (see dmesg.bad)" >> "$OUT/results.tap"
+else
+	echo "ok - dmesg: no WARN/BUG/KASAN" >> "$OUT/results.tap"
+fi

@@ -1,0 +1,86 @@
+# lib.sh - shared settings and helpers for the harness scripts (sourced).
+# shellcheck shell=bash
+
+# Pinned base: Debian's linux-source-7.3 from trixie-backports.
+LINUX_SOURCE_SERIES=7.3
+LINUX_SOURCE_VERSION=${LINUX_SOURCE_VERSION:-7.3.4-1~bpo13+1}
+LINUX_SOURCE_TARBALL=/usr/src/linux-source-$LINUX_SOURCE_SERIES.tar.xz
+LINUX_SOURCE_DATE=2026-11-15T22:30:00Z
+# the base commit that tarball gives (scripts/base.sh checks it)
+LINUX_SOURCE_COMMIT=659e46f62b0dc2d4cad1ceebe94df79cb10cc612
+VIRTME_NG_VERSION=${VIRTME_NG_VERSION:-1.41-1}
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# Everything built lives outside the repo.
+CACHE=${CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/xdp-pp}
+O=${O:-$CACHE/build}
+JOBS=${JOBS:-$(nproc)}
+
+log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+skip() { printf 'skip: %s\n' "$*" >&2; exit 4; }
+
+# need_tool TOOL FIX: fail with a message naming the fix.
+need_tool() {
+	command -v "$1" >/dev/null 2>&1 || die "missing tool '$1' (fix: $2)"
+}
+
+# content hash of files/dirs given (sorted, stable).
+hash_paths() {
+	local p
+	for p in "$@"; do
+		if [ -d "$p" ]; then
+			find "$p" -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum
+		elif [ -e "$p" ]; then
+			sha256sum "$p"
+		else
+			echo "absent $p"
+		fi
+	done | sed "s|$REPO/||" | sha256sum | cut -c1-16
+}
+
+# The kernel git repository: $KDIR (a user's tree) or the cached Debian base.
+kernel_repo() {
+	if [ -n "${KDIR:-}" ]; then
+		[ -d "$KDIR" ] || die "KDIR=$KDIR does not exist"
+		[ -f "$KDIR/Makefile" ] && [ -f "$KDIR/net/core/page_pool.c" ] ||
+			die "KDIR=$KDIR is not a kernel source tree (no Makefile / net/core/page_pool.c)"
+		git -C "$KDIR" rev-parse --git-dir >/dev/null 2>&1 ||
+			die "KDIR=$KDIR is not a git tree; the series is applied with git am on a new branch"
+		if [ -n "$(git -C "$KDIR" status --porcelain --untracked-files=no)" ]; then
+			die "KDIR=$KDIR has uncommitted changes; commit or stash them first (nothing was touched)"
+		fi
+		(cd "$KDIR" && pwd)
+	else
+		"$REPO/scripts/base.sh"
+	fi
+}
+
+# The base commit in a kernel repository.
+base_commit() {
+	local ref=${BASE:-}
+	if [ -z "$ref" ]; then
+		if [ -n "${KDIR:-}" ]; then ref=HEAD; else ref=base; fi
+	fi
+	git -C "$1" rev-parse --verify -q "$ref^{commit}" || die "base '$ref' not found in $1"
+}
+
+# Where a repository's variant trees and build dirs live.
+variant_root() {
+	if [ -n "${KDIR:-}" ]; then
+		echo "$CACHE/kdir-$(realpath "$1" | sha256sum | cut -c1-12)"
+	else
+		echo "$CACHE"
+	fi
+}
+
+# patches/*.patch in order (the cover letter is not matched by the glob).
+series_patches() {
+	local d=${PATCHES:-$REPO/patches}
+	compgen -G "$d/*.patch" | LC_ALL=C sort || true
+}
+
+export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$CACHE}
+export CCACHE_NOHASHDIR=1
+export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-10G}

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# test.sh - apply the series, build it, boot it and run the tests; print
+# "N passed, N failed, N skipped" and exit non-zero on any failure.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=lib.sh
+. "$here/lib.sh"
+
+usage() {
+	cat <<'U'
+usage: scripts/test.sh [base|series]
+
+Default variant: series (base + patches/*.patch). On `base` the KUnit
+module runs with expect=base and the series' kselftests are absent.
+Steps: fast series gates (scripts/check.sh --fast), tree, build, VM run
+(scripts/guest/run-tests.sh), summary.
+Environment: KDIR, BASE, OUT (results dir, default $CACHE/out/test-<variant>),
+KSFT_TESTS (kselftest runner -t names), VM_TIMEOUT, SKIP_GATES=1.
+Exit: 0 all passed, 1 a failure.
+U
+}
+case "${1:-series}" in
+-h|--help) usage; exit 0 ;;
+base|series) variant=${1:-series} ;;
+*) usage >&2; exit 1 ;;
+esac
+
+"$here/setup-host.sh" --check >/dev/null 2>&1 || "$here/setup-host.sh"
+gates_failed=0
+if [ "$variant" = series ] && [ "${SKIP_GATES:-0}" != 1 ]; then
+	"$here/check.sh" --fast || gates_failed=1
+fi
+
+build=$("$here/build.sh" "$variant")
+out=${OUT:-$CACHE/out/test-$variant}
+rm -rf "$out"
+mkdir -p "$out"
+expect=$variant
+default_tests="net/bench:test_bench_page_pool.sh"
+if [ -f "$(dirname "$build")/kselftest/drivers/net/xdp_redirect_drop.py" ]; then
+	default_tests="drivers/net:xdp_redirect_drop.py $default_tests"
+fi
+t0=$(date +%s)
+set +e
+"$here/vm.sh" "$build" "$out" env EXPECT="$expect" \
+	KSFT_TESTS="${KSFT_TESTS:-$default_tests}" PP_BENCH_LOOPS=100000 \
+	bash /xdp-pp/scripts/guest/run-tests.sh
+vm_rc=$?
+set -e
+log "test: VM run took $(( $(date +%s) - t0 )) s (results: $out)"
+
+res=$out/results.tap
+[ -f "$res" ] || echo "not ok - vm: no results (exit $vm_rc)" > "$res"
+[ "$vm_rc" -eq 0 ] || echo "not ok - vm: exited $vm_rc" >> "$res"
+[ "$gates_failed" = 0 ] || echo "not ok - gates: scripts/check.sh --fast" >> "$res"
+grep -E '^(not )?ok' "$res" | sed 's/^/  /'
+skipped=$(grep -cE '^ok .*# *SKIP' "$res" || true)
+passed=$(( $(grep -cE '^ok ' "$res" || true) - skipped ))
+failed=$(grep -cE '^not ok ' "$res" || true)
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# tree.sh - prepare the kernel source tree of a variant: `base` (the base
+# commit) or `series` (base + patches/*.patch applied with git am).
+#
+# Trees are git worktrees under the cache, so neither the cached Debian
+# base nor a user's KDIR work tree or branch is ever modified. Prints the
+# tree's path. A series tree is re-made only when the base commit or a patch
+# changes.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=lib.sh
+. "$here/lib.sh"
+
+usage() {
+	cat <<'U'
+usage: scripts/tree.sh base|series
+
+Environment:
+  KDIR    a kernel git tree to use instead of the cached Debian 7.3 base
+          (e.g. bpf-next). Must be clean; its HEAD (or BASE) is the base.
+  BASE    base commit-ish in KDIR (default HEAD; `base` tag for Debian).
+  PATCHES patch directory (default: patches/ of this repo).
+Exit: 0 ok, 1 failure (a patch that does not apply is named).
+U
+}
+case "${1:-}" in
+-h|--help) usage; exit 0 ;;
+base|series) variant=$1 ;;
+*) usage >&2; exit 1 ;;
+esac
+
+repo=$(kernel_repo)
+base=$(base_commit "$repo")
+root=$(variant_root "$repo")/$variant
+src=$root/src
+mkdir -p "$root"
+
+patches=()
+if [ "$variant" = series ]; then
+	mapfile -t patches < <(series_patches)
+fi
+want=$( { echo "$base"; for p in "${patches[@]}"; do sha256sum < "$p"; done; } | sha256sum | cut -c1-16)
+if [ -f "$root/tree.stamp" ] && [ "$(cat "$root/tree.stamp")" = "$want" ] &&
+   [ -z "$(git -C "$src" status --porcelain --untracked-files=no 2>/dev/null)" ]; then
+	echo "$src"
+	exit 0
+fi
+
+if [ ! -e "$src/.git" ]; then
+	git -C "$repo" worktree prune
+	git -C "$repo" worktree add -q --detach "$src" "$base" ||
+		die "tree: cannot add a worktree of $repo at $src"
+fi
+cd "$src"
+git am --abort >/dev/null 2>&1 || true
+git checkout -q --detach -f "$base"
+if [ ${#patches[@]} -gt 0 ]; then
+	branch=xdp-pp/series-$want
+	git checkout -q -B "$branch"
+	log "tree: applying ${#patches[@]} patches on $(git rev-parse --short "$base") in $src"
+	if ! out=$(git -c user.name="xdp-pp harness" -c user.email=harness@xdp-pp.invalid \
+		   am -q --3way "${patches[@]}" 2>&1); then
+		failed=$(sed -n 's/^Patch failed at \(.*\)$/\1/p' <<<"$out" | head -1)
+		git am --abort >/dev/null 2>&1 || true
+		git checkout -q --detach -f "$base"
+		printf '%s\n' "$out" | tail -15 >&2
+		die "tree: patch ${failed:-?} does not apply on $(git rev-parse --short "$base") (${KDIR:-Debian $LINUX_SOURCE_VERSION}); nothing was changed outside $root"
+	fi
+fi
+echo "$want" > "$root/tree.stamp"
+echo "$src"

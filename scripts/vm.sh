@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# vm.sh - boot a built kernel under QEMU (virtme-ng, TCG) with the guest
+# root, two virtio NICs wired back to back, and run one command in it.
+#
+# The console goes to $OUT/console.log. A VM that panics or hangs is
+# stopped (timeout) and the last 50 console lines are shown.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=lib.sh
+. "$here/lib.sh"
+
+usage() {
+	cat <<'U'
+usage: scripts/vm.sh <build dir> <out dir> <command...>
+
+Runs <command> as root inside a VM booted from <build dir>'s bzImage.
+In the guest: this repo at /xdp-pp (read-only), <build dir>'s variant root
+at /variant (read-only), <out dir> at /out (read-write).
+Environment:
+  VM_CPUS (2), VM_MEM (2G), VM_TIMEOUT (seconds, 1800),
+  VM_ICOUNT=1 to run QEMU with -icount shift=0 (guest time = instructions),
+  VM_APPEND extra kernel arguments, VM_TOOLS a host dir seen as /tools.
+Exit: the command's exit code; 1 on panic or timeout.
+U
+}
+case "${1:-}" in -h|--help) usage; exit 0 ;; esac
+[ $# -ge 3 ] || { usage >&2; exit 1; }
+build=$1 out=$2
+shift 2
+need_tool vng "sudo scripts/setup-host.sh"
+need_tool qemu-system-x86_64 "sudo scripts/setup-host.sh"
+img=$build/arch/x86/boot/bzImage
+[ -f "$img" ] || die "vm: no kernel image $img (run scripts/build.sh)"
+guest=$("$here/guest-root.sh")
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+tools=${VM_TOOLS:-$CACHE/tools}
+mkdir -p "$tools"
+
+qopts=()
+if [ "${VM_ICOUNT:-0}" = 1 ]; then
+	qopts+=(--qemu-opts="-icount shift=0")
+fi
+cmd=$(printf '%q ' "$@")
+console=$out/console.log
+log "vm: booting $(basename "$(dirname "$build")") kernel (${VM_CPUS:-2} vCPU, TCG${VM_ICOUNT:+, icount})"
+set +e
+cd "$guest"
+timeout --kill-after=30 "${VM_TIMEOUT:-1800}" \
+	vng --run "$img" --root "$guest" --disable-microvm --disable-kvm --force-9p --verbose \
+	--cpus "${VM_CPUS:-2}" --memory "${VM_MEM:-2G}" --network loop \
+	--append root=/dev/root --append "nokaslr norandmaps ${VM_APPEND:-}" \
+	--rodir /xdp-pp="$REPO" --rodir /variant="$(dirname "$build")" \
+	--rwdir /out="$out" --rodir /tools="$tools" "${qopts[@]}" \
+	--exec "bash /xdp-pp/scripts/guest/init.sh $cmd" \
+	< /dev/null 2>&1 | tee "$console" | grep --line-buffered -vE '^\[ *[0-9]+\.[0-9]+\]'
+rc=${PIPESTATUS[0]}
+set -e
+timed_out=0
+[ "$rc" = 124 ] || [ "$rc" = 137 ] && timed_out=1
+if grep -qE 'Kernel panic|BUG: |KASAN|Oops' "$console" || [ "$timed_out" = 1 ]; then
+	echo "---- last 50 console lines ($console) ----" >&2
+	tail -50 "$console" >&2
+	[ "$timed_out" = 1 ] && die "vm: timed out after ${VM_TIMEOUT:-1800} s"
+	die "vm: kernel crashed"
+fi
+exit "$rc"

@@ -1,0 +1,1407 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pp_decide_kunit - where does page_pool's direct-recycle decision send a
+ * returned page, context by context?
+ *
+ * Every case returns freshly allocated page_pool pages through one of the
+ * return APIs (page_pool_put_full_page(), page_pool_put_netmem_bulk(),
+ * xdp_return_frame(), xdp_return_frame_rx_napi(), xdp_return_frame_bulk(),
+ * xdp_return_buff(), xdp_return_frag(), and multi-frag frames/buffers) from
+ * one well defined context and asserts, through page_pool_get_stats(), that
+ * each page landed in the lockless alloc cache (recycle.cached) or in the
+ * ptr_ring (recycle.ring), and nowhere else.
+ *
+ * The decision under test is page_pool_napi_local() in net/core/page_pool.c:
+ * "local" (may use the lockless cache) only in softirq/BH-disabled context
+ * and only if pool->cpuid is this CPU or pool->p.napi is on this CPU's poll
+ * list (napi->list_owner == this CPU).  Base 7.3's net/core/xdp.c bypasses
+ * that decision for xdp_return_frame_rx_napi(), xdp_return_buff() and
+ * xdp_return_frag() (napi_direct=true); the series under test removes the
+ * bypass.  Module parameter "expect" selects which of the two behaviours the
+ * cases assert for those APIs; everything else is identical on both.
+ */
+
+#include <kunit/resource.h>
+#include <kunit/test.h>
+#include <linux/atomic.h>
+#include <linux/completion.h>
+#include <linux/cpumask.h>
+#include <linux/filter.h>
+#include <linux/hrtimer.h>
+#include <linux/ktime.h>
+#include <linux/math64.h>
+#include <linux/minmax.h>
+#include <linux/module.h>
+#include <linux/netdevice.h>
+#include <linux/preempt.h>
+#include <linux/rcupdate.h>
+#include <linux/skbuff.h>
+#include <linux/string.h>
+#include <linux/timex.h>
+#include <linux/workqueue.h>
+#include <net/page_pool/helpers.h>
+#include <net/page_pool/types.h>
+#include <net/xdp.h>
+
+#ifndef CONFIG_PAGE_POOL_STATS
+#error "pp_decide_kunit needs CONFIG_PAGE_POOL_STATS=y"
+#endif
+
+static char *expect = "series";
+module_param(expect, charp, 0444);
+MODULE_PARM_DESC(expect,
+		 "series (default): every return API lets page_pool decide; base: 7.3 forces napi_direct for xdp_return_frame_rx_napi/xdp_return_buff/xdp_return_frag; auto: base if xdp_return_frame_rx_napi is exported");
+
+static int bench;
+module_param(bench, int, 0444);
+MODULE_PARM_DESC(bench,
+		 "0: tests only (default); 1: benchmark at load, then tests; 2: benchmark only (test cases skip)");
+
+static unsigned int bench_loops = 100000;
+module_param(bench_loops, uint, 0444);
+MODULE_PARM_DESC(bench_loops, "API calls per benchmark measurement (1..2000000)");
+
+static bool hardirq_return;
+module_param(hardirq_return, bool, 0444);
+MODULE_PARM_DESC(hardirq_return,
+		 "hardirq case: really return one page from a hard hrtimer (outside the page_pool API contract, see the case's comment)");
+
+/* Expectation for the APIs that 7.3 runs with napi_direct=true. */
+static bool pp_base;
+/* Does the running kernel export xdp_return_frame_rx_napi (base 7.3)? */
+static bool pp_probe_base;
+
+#define PP_POOL_SIZE		256	/* ptr_ring size; never fills in a case */
+#define PP_MAX_PAGES		8
+#define PP_MAX_NAPI		2
+#define PP_MAX_POOL		2
+#define PP_NR_FRAGS		3
+#define PP_PKT_LEN		64
+#define PP_WAIT			(5 * HZ)
+#define PP_SPIN_NS		(2 * NSEC_PER_SEC)
+#define PP_TIMER_NS		(20 * NSEC_PER_USEC)
+#define PP_BENCH_MAX_LOOPS	2000000U
+#define PP_BENCH_WARMUP		1024U
+
+enum pp_api {
+	PP_PUT_PAGE,
+	PP_PUT_BULK,
+	PP_FRAME,
+	PP_FRAME_RX_NAPI,
+	PP_FRAME_BULK,
+	PP_BUFF,
+	PP_FRAG,
+	PP_FRAME_MB,
+	PP_FRAME_MB_RX_NAPI,
+	PP_BUFF_MB,
+	PP_NR_SINGLE_POOL_API,
+	PP_MIX_BULK = PP_NR_SINGLE_POOL_API,
+	PP_MIX_FRAME_BULK,
+	PP_NR_API,
+};
+
+struct pp_api_desc {
+	const char *name;
+	unsigned int pages;	/* pages from pool 0 per call */
+	unsigned int pages2;	/* pages from pool 1 per call (mixed bulk) */
+	bool base_direct;	/* 7.3 passes napi_direct=true, no decision */
+};
+
+static const struct pp_api_desc pp_apis[PP_NR_API] = {
+	[PP_PUT_PAGE]		= { "page_pool_put_full_page", 1, 0, false },
+	[PP_PUT_BULK]		= { "page_pool_put_netmem_bulk", 4, 0, false },
+	[PP_FRAME]		= { "xdp_return_frame", 1, 0, false },
+	[PP_FRAME_RX_NAPI]	= { "xdp_return_frame_rx_napi", 1, 0, true },
+	[PP_FRAME_BULK]		= { "xdp_return_frame_bulk", 4, 0, false },
+	[PP_BUFF]		= { "xdp_return_buff", 1, 0, true },
+	[PP_FRAG]		= { "xdp_return_frag", 1, 0, true },
+	[PP_FRAME_MB]		= { "xdp_return_frame_mb", 1 + PP_NR_FRAGS, 0,
+				    false },
+	[PP_FRAME_MB_RX_NAPI]	= { "xdp_return_frame_rx_napi_mb",
+				    1 + PP_NR_FRAGS, 0, true },
+	[PP_BUFF_MB]		= { "xdp_return_buff_mb", 1 + PP_NR_FRAGS, 0,
+				    true },
+	[PP_MIX_BULK]		= { "page_pool_put_netmem_bulk_2pools", 3, 3,
+				    false },
+	[PP_MIX_FRAME_BULK]	= { "xdp_return_frame_bulk_2pools", 3, 3,
+				    false },
+};
+
+/*
+ * Pool of each page of a mixed bulk.  The bulk starts with a page of the
+ * pool that is NOT owned by the running NAPI, so page_pool_put_netmem_bulk()
+ * decides for pool 1 first, then for pool 0 on its second round.
+ */
+static const u8 pp_mix_order[] = { 1, 0, 1, 0, 0, 1 };
+
+/* Snapshot of the context a job (or a poll, a timer) ran in. */
+struct pp_where {
+	int cpu;
+	int list_owner[PP_MAX_NAPI];
+	bool softirq;		/* in_softirq(), what page_pool_napi_local() tests */
+	bool serving;		/* in_serving_softirq() */
+	bool hardirq;		/* in_hardirq() */
+	bool recorded;
+};
+
+struct pp_pool {
+	struct page_pool *pool;
+	struct xdp_rxq_info rxq;
+	bool rxq_reg;
+};
+
+/* One call of one return API, prepared in process context. */
+struct pp_job {
+	enum pp_api api;
+	unsigned int nr_pages;
+	struct page *pages[PP_MAX_PAGES];
+	struct pp_pool *owner[PP_MAX_PAGES];
+	unsigned int nr_frames;
+	struct xdp_frame *frames[PP_MAX_PAGES];
+	struct xdp_buff xdp;
+	netmem_ref netmems[PP_MAX_PAGES];
+	struct xdp_frame_bulk bq;
+	struct pp_where where;
+	bool prepared;
+	bool done;
+};
+
+struct pp_bench {
+	enum pp_api api;
+	unsigned int loops;
+	u64 ns;
+	u64 cycles;
+	u64 cached;
+	u64 ring;
+	int err;
+};
+
+struct pp_env {
+	struct net_device *dev;
+	struct napi_struct napi[PP_MAX_NAPI];
+	unsigned int nr_napi;
+	bool napi_enabled;
+	struct pp_pool pp[PP_MAX_POOL];
+
+	struct pp_job job;
+	struct pp_bench bench;
+	int err;
+	unsigned long wait;		/* bound for poll/work completion */
+
+	/* NAPI poll plumbing (napi[0] only) */
+	struct completion poll_done;
+	void (*poll_fn)(struct pp_env *env);
+	struct pp_where poll_where;
+
+	/* work item pinned to one CPU */
+	struct work_struct work;
+	struct completion work_done;
+	atomic_t work_finished;
+	void (*work_fn)(struct pp_env *env);
+	int work_cpu;
+	bool work_bh;
+	struct pp_where work_where;
+
+	/* hard-irq hrtimer */
+	struct hrtimer timer;
+	atomic_t timer_fired;
+	bool timer_return;
+	struct pp_where timer_where;
+};
+
+static void pp_where_record(struct pp_env *env, struct pp_where *w)
+{
+	unsigned int i;
+
+	/* Callers pin the task (BH off, migrate_disable() or irq context). */
+	w->cpu = raw_smp_processor_id();
+	for (i = 0; i < PP_MAX_NAPI; i++)
+		w->list_owner[i] = i < env->nr_napi ?
+				   READ_ONCE(env->napi[i].list_owner) : -1;
+	w->softirq = !!in_softirq();
+	w->serving = !!in_serving_softirq();
+	w->hardirq = !!in_hardirq();
+	w->recorded = true;
+}
+
+/* ---- building and returning pages ---------------------------------- */
+
+static void pp_build_buff(struct xdp_buff *xdp, struct pp_pool *p,
+			  struct page *head, struct page **frags,
+			  unsigned int nr_frags)
+{
+	struct skb_shared_info *sinfo;
+	unsigned int i;
+
+	xdp_init_buff(xdp, PAGE_SIZE, &p->rxq);
+	xdp_prepare_buff(xdp, page_address(head), XDP_PACKET_HEADROOM,
+			 PP_PKT_LEN, true);
+	if (!nr_frags)
+		return;
+
+	sinfo = xdp_get_shared_info_from_buff(xdp);
+	sinfo->xdp_frags_size = 0;
+	sinfo->xdp_frags_truesize = 0;
+	for (i = 0; i < nr_frags; i++) {
+		skb_frag_fill_page_desc(&sinfo->frags[i], frags[i], 0,
+					PP_PKT_LEN);
+		sinfo->xdp_frags_size += PP_PKT_LEN;
+		sinfo->xdp_frags_truesize += PAGE_SIZE;
+	}
+	sinfo->nr_frags = nr_frags;
+	xdp_buff_set_frags_flag(xdp);
+}
+
+static struct xdp_frame *pp_build_frame(struct pp_job *job, unsigned int head,
+					unsigned int nr_frags)
+{
+	struct xdp_buff xdp;
+
+	pp_build_buff(&xdp, job->owner[head], job->pages[head],
+		      &job->pages[head + 1], nr_frags);
+	return xdp_convert_buff_to_frame(&xdp);
+}
+
+/* Give back the pages of a job that never ran (process context only). */
+static void pp_job_abort(struct pp_job *job)
+{
+	unsigned int i;
+
+	if (!job->prepared || job->done)
+		return;
+	for (i = 0; i < job->nr_pages; i++)
+		page_pool_put_full_page(job->owner[i]->pool, job->pages[i],
+					false);
+	job->prepared = false;
+}
+
+static int pp_job_prep(struct pp_env *env, enum pp_api api)
+{
+	const struct pp_api_desc *d = &pp_apis[api];
+	struct pp_job *job = &env->job;
+	unsigned int i, n = d->pages + d->pages2;
+
+	memset(job, 0, sizeof(*job));
+	job->api = api;
+	job->prepared = true;
+	for (i = 0; i < n; i++) {
+		struct pp_pool *p = d->pages2 ? &env->pp[pp_mix_order[i]] :
+						&env->pp[0];
+		struct page *page = page_pool_dev_alloc_pages(p->pool);
+
+		if (!page) {
+			pp_job_abort(job);
+			return -ENOMEM;
+		}
+		job->pages[i] = page;
+		job->owner[i] = p;
+		job->nr_pages = i + 1;
+	}
+
+	switch (api) {
+	case PP_FRAME:
+	case PP_FRAME_RX_NAPI:
+		job->frames[job->nr_frames++] = pp_build_frame(job, 0, 0);
+		break;
+	case PP_FRAME_MB:
+	case PP_FRAME_MB_RX_NAPI:
+		job->frames[job->nr_frames++] = pp_build_frame(job, 0,
+							       PP_NR_FRAGS);
+		break;
+	case PP_FRAME_BULK:
+	case PP_MIX_FRAME_BULK:
+		for (i = 0; i < n; i++)
+			job->frames[job->nr_frames++] =
+				pp_build_frame(job, i, 0);
+		break;
+	case PP_BUFF:
+		pp_build_buff(&job->xdp, job->owner[0], job->pages[0], NULL, 0);
+		break;
+	case PP_BUFF_MB:
+		pp_build_buff(&job->xdp, job->owner[0], job->pages[0],
+			      &job->pages[1], PP_NR_FRAGS);
+		break;
+	case PP_FRAG:
+		xdp_init_buff(&job->xdp, PAGE_SIZE, &job->owner[0]->rxq);
+		break;
+	default:
+		break;
+	}
+
+	for (i = 0; i < job->nr_frames; i++) {
+		if (!job->frames[i]) {
+			pp_job_abort(job);
+			return -ENOSPC;
+		}
+	}
+	return 0;
+}
+
+/* Return the job's pages through its API, from whatever context we are in. */
+static void pp_job_exec(struct pp_job *job)
+{
+	struct bpf_net_context __bpf_net_ctx, *bpf_net_ctx;
+	unsigned int i;
+
+	/*
+	 * Base 7.3's __xdp_return() dereferences current->bpf_net_context
+	 * (xdp_return_frame_no_direct()) whenever napi_direct is true.  NAPI
+	 * polls (softirq and threaded) have one; give our own BH-off, process
+	 * and work contexts one too.  No-op if the task already has one.
+	 */
+	bpf_net_ctx = bpf_net_ctx_set(&__bpf_net_ctx);
+
+	switch (job->api) {
+	case PP_PUT_PAGE:
+		page_pool_put_full_page(job->owner[0]->pool, job->pages[0],
+					false);
+		break;
+	case PP_PUT_BULK:
+	case PP_MIX_BULK:
+		for (i = 0; i < job->nr_pages; i++)
+			job->netmems[i] = page_to_netmem(job->pages[i]);
+		page_pool_put_netmem_bulk(job->netmems, job->nr_pages);
+		break;
+	case PP_FRAME:
+	case PP_FRAME_MB:
+		xdp_return_frame(job->frames[0]);
+		break;
+	case PP_FRAME_RX_NAPI:
+	case PP_FRAME_MB_RX_NAPI:
+		xdp_return_frame_rx_napi(job->frames[0]);
+		break;
+	case PP_FRAME_BULK:
+	case PP_MIX_FRAME_BULK:
+		xdp_frame_bulk_init(&job->bq);
+		rcu_read_lock();	/* required by xdp_return_frame_bulk() */
+		for (i = 0; i < job->nr_frames; i++)
+			xdp_return_frame_bulk(job->frames[i], &job->bq);
+		xdp_flush_frame_bulk(&job->bq);
+		rcu_read_unlock();
+		break;
+	case PP_BUFF:
+	case PP_BUFF_MB:
+		xdp_return_buff(&job->xdp);
+		break;
+	case PP_FRAG:
+		xdp_return_frag(page_to_netmem(job->pages[0]), &job->xdp);
+		break;
+	default:
+		break;
+	}
+
+	bpf_net_ctx_clear(bpf_net_ctx);
+	job->done = true;
+}
+
+static void pp_job_run_here(struct pp_env *env)
+{
+	pp_where_record(env, &env->job.where);
+	pp_job_exec(&env->job);
+}
+
+/* ---- environment: dummy netdev, NAPIs, pools ------------------------ */
+
+static struct pp_env *pp_env_of(struct napi_struct *napi)
+{
+	return *(struct pp_env **)netdev_priv(napi->dev);
+}
+
+static int pp_poll(struct napi_struct *napi, int budget)
+{
+	struct pp_env *env = pp_env_of(napi);
+	bool first = napi == &env->napi[0];
+
+	if (first) {
+		pp_where_record(env, &env->poll_where);
+		if (env->poll_fn)
+			env->poll_fn(env);
+	}
+	napi_complete_done(napi, 0);
+	/* Softirq: signal with complete(), never with a mutex. */
+	if (first)
+		complete(&env->poll_done);
+	return 0;
+}
+
+static void pp_work_fn(struct work_struct *work)
+{
+	struct pp_env *env = container_of(work, struct pp_env, work);
+
+	if (env->work_bh)
+		local_bh_disable();
+	else
+		migrate_disable();
+
+	pp_where_record(env, &env->work_where);
+	if (env->work_fn)
+		env->work_fn(env);
+
+	if (env->work_bh)
+		local_bh_enable();
+	else
+		migrate_enable();
+
+	atomic_set_release(&env->work_finished, 1);
+	complete(&env->work_done);
+}
+
+static enum hrtimer_restart pp_timer_fn(struct hrtimer *timer)
+{
+	struct pp_env *env = container_of(timer, struct pp_env, timer);
+
+	pp_where_record(env, &env->timer_where);
+	if (env->timer_return)
+		pp_job_exec(&env->job);
+	atomic_set_release(&env->timer_fired, 1);
+	return HRTIMER_NORESTART;
+}
+
+static void pp_env_destroy(struct pp_env *env)
+{
+	unsigned int i;
+
+	hrtimer_cancel(&env->timer);
+	flush_work(&env->work);
+	if (env->napi_enabled) {
+		/* Waits for a scheduled poll; page_pool_destroy() needs it. */
+		for (i = 0; i < env->nr_napi; i++)
+			napi_disable(&env->napi[i]);
+	}
+	/* A case that bailed out may still own pages: give them back. */
+	pp_job_abort(&env->job);
+
+	for (i = 0; i < PP_MAX_POOL; i++) {
+		struct pp_pool *p = &env->pp[i];
+
+		/* Drops the reference xdp_rxq_info_reg_mem_model() took. */
+		if (p->rxq_reg)
+			xdp_rxq_info_unreg(&p->rxq);
+		if (p->pool)
+			page_pool_destroy(p->pool);
+	}
+	for (i = 0; i < env->nr_napi; i++)
+		netif_napi_del(&env->napi[i]);	/* synchronize_net() */
+	if (env->dev)
+		free_netdev(env->dev);
+	kfree(env);
+}
+
+static struct pp_env *pp_env_create(unsigned int nr_napi, bool threaded)
+{
+	struct pp_env *env;
+	unsigned int i;
+	int err;
+
+	env = kzalloc_obj(*env, GFP_KERNEL);
+	if (!env)
+		return ERR_PTR(-ENOMEM);
+
+	env->wait = PP_WAIT;
+	init_completion(&env->poll_done);
+	init_completion(&env->work_done);
+	INIT_WORK(&env->work, pp_work_fn);
+	hrtimer_setup(&env->timer, pp_timer_fn, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_REL_PINNED_HARD);
+
+	env->dev = alloc_netdev_dummy(sizeof(env));
+	if (!env->dev) {
+		err = -ENOMEM;
+		goto err;
+	}
+	*(struct pp_env **)netdev_priv(env->dev) = env;
+
+	for (i = 0; i < nr_napi; i++)
+		netif_napi_add(env->dev, &env->napi[i], pp_poll);
+	env->nr_napi = nr_napi;
+
+	if (threaded) {
+		/* dev_set_threaded() is the exported, self-locking API. */
+		err = dev_set_threaded(env->dev, NETDEV_NAPI_THREADED_ENABLED);
+		if (err)
+			goto err;
+	}
+
+	for (i = 0; i < nr_napi; i++)
+		napi_enable(&env->napi[i]);
+	env->napi_enabled = true;
+	return env;
+
+err:
+	pp_env_destroy(env);
+	return ERR_PTR(err);
+}
+
+/* @napi: NAPI owning the pool or NULL; @cpuid: pool->cpuid or -1. */
+static int pp_env_add_pool(struct pp_env *env, unsigned int idx,
+			   struct napi_struct *napi, int cpuid)
+{
+	struct page_pool_params params = {
+		.flags		= 0,	/* no DMA mapping, no sync */
+		.order		= 0,
+		.pool_size	= PP_POOL_SIZE,
+		.nid		= NUMA_NO_NODE,
+		.napi		= napi,
+	};
+	struct pp_pool *p = &env->pp[idx];
+	struct page_pool *pool;
+	int err;
+
+	pool = page_pool_create_percpu(&params, cpuid);
+	if (IS_ERR(pool))
+		return PTR_ERR(pool);
+	p->pool = pool;
+
+	err = xdp_rxq_info_reg(&p->rxq, env->dev, idx, env->napi[0].napi_id);
+	if (err)
+		return err;
+	err = xdp_rxq_info_reg_mem_model(&p->rxq, MEM_TYPE_PAGE_POOL, pool);
+	if (err) {
+		xdp_rxq_info_unreg(&p->rxq);
+		return err;
+	}
+	p->rxq_reg = true;
+	return 0;
+}
+
+/* ---- contexts ------------------------------------------------------- */
+
+/*
+ * Schedule napi[0] from this task with BH disabled; local_bh_enable() then
+ * runs NET_RX on this CPU, so the kernel itself sets list_owner = this CPU
+ * for the duration of the poll (nothing is hand-set).
+ */
+static int pp_kick_poll(struct pp_env *env, void (*fn)(struct pp_env *env))
+{
+	reinit_completion(&env->poll_done);
+	env->poll_where.recorded = false;
+	env->poll_fn = fn;
+	env->err = 0;
+
+	local_bh_disable();
+	napi_schedule(&env->napi[0]);
+	local_bh_enable();
+
+	if (!wait_for_completion_timeout(&env->poll_done, env->wait))
+		return -ETIMEDOUT;
+	return env->err;
+}
+
+/* Run env->work_fn in a work item bound to env->work_cpu. */
+static int pp_run_work(struct pp_env *env)
+{
+	int err = 0;
+
+	reinit_completion(&env->work_done);
+	atomic_set(&env->work_finished, 0);
+	env->work_where.recorded = false;
+	queue_work_on(env->work_cpu, system_percpu_wq, &env->work);
+	if (!wait_for_completion_timeout(&env->work_done, env->wait))
+		err = -ETIMEDOUT;
+	flush_work(&env->work);
+	return err;
+}
+
+/* Process context, BH enabled; migrate_disable() only pins the record. */
+static int pp_ctx_process(struct pp_env *env)
+{
+	migrate_disable();
+	pp_job_run_here(env);
+	migrate_enable();
+	return 0;
+}
+
+/* Inside napi[0]'s poll (NET_RX softirq on the CPU that scheduled it). */
+static int pp_ctx_napi_poll(struct pp_env *env)
+{
+	return pp_kick_poll(env, pp_job_run_here);
+}
+
+/* BH disabled, napi[0] scheduled on this CPU but its poll not yet run. */
+static int pp_ctx_bh_napi_scheduled(struct pp_env *env)
+{
+	reinit_completion(&env->poll_done);
+	env->poll_fn = NULL;
+
+	local_bh_disable();
+	napi_schedule(&env->napi[0]);
+	pp_job_run_here(env);
+	local_bh_enable();	/* runs the (empty) poll, list_owner -> -1 */
+
+	if (!wait_for_completion_timeout(&env->poll_done, PP_WAIT))
+		return -ETIMEDOUT;
+	return 0;
+}
+
+/* BH disabled, no NAPI scheduled anywhere (list_owner == -1). */
+static int pp_ctx_bh_napi_idle(struct pp_env *env)
+{
+	local_bh_disable();
+	pp_job_run_here(env);
+	local_bh_enable();
+	return 0;
+}
+
+/* Work on env->work_cpu, BH disabled or not per env->work_bh. */
+static int pp_ctx_work(struct pp_env *env)
+{
+	env->work_fn = pp_job_run_here;
+	return pp_run_work(env);
+}
+
+static void pp_spin_until(struct pp_env *env, atomic_t *flag)
+{
+	u64 deadline = ktime_get_ns() + PP_SPIN_NS;
+
+	while (!atomic_read_acquire(flag)) {
+		if (ktime_get_ns() > deadline) {
+			env->err = -ETIMEDOUT;
+			return;
+		}
+		cpu_relax();
+	}
+}
+
+/*
+ * Poll callback: while this NAPI sits on this CPU's poll list (list_owner ==
+ * this CPU), return the job's pages from a BH-disabled work item on another
+ * CPU - the cpumap situation of commit 2b986b9e917b.  The poll spins (bounded)
+ * until the work is done, so the owner never touches the pool concurrently.
+ */
+static void pp_poll_other_cpu(struct pp_env *env)
+{
+	unsigned int cpu = smp_processor_id();
+	unsigned int other = cpumask_any_but(cpu_online_mask, cpu);
+
+	if (other >= nr_cpu_ids) {
+		env->err = -ENODEV;
+		return;
+	}
+	env->work_cpu = other;
+	env->work_bh = true;
+	env->work_fn = pp_job_run_here;
+	reinit_completion(&env->work_done);
+	atomic_set(&env->work_finished, 0);
+	queue_work_on(other, system_percpu_wq, &env->work);
+	pp_spin_until(env, &env->work_finished);
+}
+
+static int pp_ctx_other_cpu_in_poll(struct pp_env *env)
+{
+	int err = pp_kick_poll(env, pp_poll_other_cpu);
+
+	/* The work may outlive a timed-out spin: always wait for it. */
+	flush_work(&env->work);
+	return err;
+}
+
+/*
+ * Poll callback: fire a pinned HARD hrtimer on this CPU while the poll runs
+ * and spin (bounded) until its callback ran in hard-irq context.
+ */
+static void pp_poll_hardirq(struct pp_env *env)
+{
+	atomic_set(&env->timer_fired, 0);
+	hrtimer_start(&env->timer, ns_to_ktime(PP_TIMER_NS),
+		      HRTIMER_MODE_REL_PINNED_HARD);
+	pp_spin_until(env, &env->timer_fired);
+}
+
+/* ---- assertions ----------------------------------------------------- */
+
+enum pp_owner_want {
+	PP_OWN_ANY,
+	PP_OWN_SELF,	/* list_owner == recording CPU */
+	PP_OWN_NONE,	/* list_owner == -1 */
+	PP_OWN_OTHER,	/* list_owner is another CPU */
+};
+
+struct pp_case {
+	const char *ctx;
+	int (*run)(struct pp_env *env);
+	bool local[PP_MAX_POOL];	/* page_pool_napi_local() per pool */
+	int softirq;			/* -1: don't care */
+	int serving;			/* -1: don't care */
+	int cpu;			/* -1: don't care */
+	enum pp_owner_want owner[PP_MAX_NAPI];
+};
+
+static bool pp_expect_cached(bool local, enum pp_api api)
+{
+	return local || (pp_base && pp_apis[api].base_direct);
+}
+
+static void pp_snap(struct pp_env *env, struct page_pool_stats *s)
+{
+	unsigned int i;
+
+	memset(s, 0, sizeof(*s) * PP_MAX_POOL);
+	for (i = 0; i < PP_MAX_POOL; i++)
+		if (env->pp[i].pool)
+			page_pool_get_stats(env->pp[i].pool, &s[i]);
+}
+
+static void pp_expect_delta(struct kunit *test, const char *api,
+			    const char *ctx, unsigned int idx,
+			    const struct page_pool_stats *b,
+			    const struct page_pool_stats *a,
+			    u64 cached, u64 ring)
+{
+	const struct page_pool_recycle_stats *rb = &b->recycle_stats;
+	const struct page_pool_recycle_stats *ra = &a->recycle_stats;
+
+	KUNIT_EXPECT_EQ_MSG(test, (u64)(ra->cached - rb->cached), cached,
+			    "%s in %s: pool%u recycle.cached", api, ctx, idx);
+	KUNIT_EXPECT_EQ_MSG(test, (u64)(ra->ring - rb->ring), ring,
+			    "%s in %s: pool%u recycle.ring", api, ctx, idx);
+	KUNIT_EXPECT_EQ_MSG(test, (u64)(ra->cache_full - rb->cache_full), 0ULL,
+			    "%s in %s: pool%u recycle.cache_full", api, ctx,
+			    idx);
+	KUNIT_EXPECT_EQ_MSG(test, (u64)(ra->ring_full - rb->ring_full), 0ULL,
+			    "%s in %s: pool%u recycle.ring_full", api, ctx,
+			    idx);
+	KUNIT_EXPECT_EQ_MSG(test,
+			    (u64)(ra->released_refcnt - rb->released_refcnt),
+			    0ULL, "%s in %s: pool%u recycle.released_refcnt",
+			    api, ctx, idx);
+}
+
+static void pp_expect_where(struct kunit *test, const struct pp_case *c,
+			    const struct pp_where *w, const char *api)
+{
+	unsigned int i;
+
+	KUNIT_ASSERT_TRUE_MSG(test, w->recorded, "%s in %s: never ran", api,
+			      c->ctx);
+	if (c->softirq >= 0)
+		KUNIT_EXPECT_EQ_MSG(test, w->softirq, !!c->softirq,
+				    "%s in %s: in_softirq()", api, c->ctx);
+	if (c->serving >= 0)
+		KUNIT_EXPECT_EQ_MSG(test, w->serving, !!c->serving,
+				    "%s in %s: in_serving_softirq()", api,
+				    c->ctx);
+	if (c->cpu >= 0)
+		KUNIT_EXPECT_EQ_MSG(test, w->cpu, c->cpu, "%s in %s: CPU", api,
+				    c->ctx);
+	KUNIT_EXPECT_FALSE_MSG(test, w->hardirq, "%s in %s: in_hardirq()",
+			       api, c->ctx);
+
+	for (i = 0; i < PP_MAX_NAPI; i++) {
+		switch (c->owner[i]) {
+		case PP_OWN_SELF:
+			KUNIT_EXPECT_EQ_MSG(test, w->list_owner[i], w->cpu,
+					    "%s in %s: napi%u list_owner", api,
+					    c->ctx, i);
+			break;
+		case PP_OWN_NONE:
+			KUNIT_EXPECT_EQ_MSG(test, w->list_owner[i], -1,
+					    "%s in %s: napi%u list_owner", api,
+					    c->ctx, i);
+			break;
+		case PP_OWN_OTHER:
+			KUNIT_EXPECT_GE_MSG(test, w->list_owner[i], 0,
+					    "%s in %s: napi%u list_owner", api,
+					    c->ctx, i);
+			KUNIT_EXPECT_NE_MSG(test, w->list_owner[i], w->cpu,
+					    "%s in %s: napi%u list_owner", api,
+					    c->ctx, i);
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+static void pp_check_api(struct kunit *test, struct pp_env *env,
+			 const struct pp_case *c, enum pp_api api)
+{
+	const struct pp_api_desc *d = &pp_apis[api];
+	struct page_pool_stats before[PP_MAX_POOL], after[PP_MAX_POOL];
+	unsigned int n[PP_MAX_POOL] = { d->pages, d->pages2 };
+	unsigned int i;
+	int err;
+
+	err = pp_job_prep(env, api);
+	KUNIT_ASSERT_EQ_MSG(test, err, 0, "%s: preparing pages", d->name);
+
+	pp_snap(env, before);
+	err = c->run(env);
+	pp_snap(env, after);
+
+	KUNIT_EXPECT_EQ_MSG(test, err, 0, "%s in %s: context failed", d->name,
+			    c->ctx);
+	KUNIT_ASSERT_TRUE_MSG(test, env->job.done, "%s in %s: not returned",
+			      d->name, c->ctx);
+	pp_expect_where(test, c, &env->job.where, d->name);
+
+	for (i = 0; i < PP_MAX_POOL; i++) {
+		bool cached = pp_expect_cached(c->local[i], api);
+
+		if (!n[i])
+			continue;
+		pp_expect_delta(test, d->name, c->ctx, i, &before[i], &after[i],
+				cached ? n[i] : 0, cached ? 0 : n[i]);
+		kunit_info(test, "%s: pool%u %u page(s) -> %s (cached +%llu ring +%llu)%s\n",
+			   d->name, i, n[i], cached ? "cache" : "ring",
+			   after[i].recycle_stats.cached -
+			   before[i].recycle_stats.cached,
+			   after[i].recycle_stats.ring -
+			   before[i].recycle_stats.ring,
+			   cached && !c->local[i] ?
+			   " [base: forced napi_direct]" : "");
+	}
+}
+
+static void pp_check_all(struct kunit *test, struct pp_env *env,
+			 const struct pp_case *c)
+{
+	unsigned int api;
+
+	for (api = 0; api < PP_NR_SINGLE_POOL_API; api++)
+		pp_check_api(test, env, c, api);
+}
+
+KUNIT_DEFINE_ACTION_WRAPPER(pp_env_destroy_action, pp_env_destroy,
+			    struct pp_env *);
+
+static void pp_case_start(struct kunit *test)
+{
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		kunit_skip(test, "PREEMPT_RT: page_pool_napi_local() is always false");
+	if (bench == 2)
+		kunit_skip(test, "bench=2: benchmark only");
+}
+
+static struct pp_env *pp_setup(struct kunit *test, unsigned int nr_napi,
+			       bool threaded)
+{
+	struct pp_env *env;
+	int err;
+
+	pp_case_start(test);
+	env = pp_env_create(nr_napi, threaded);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, env);
+	err = kunit_add_action_or_reset(test, pp_env_destroy_action, env);
+	KUNIT_ASSERT_EQ(test, err, 0);
+	return env;
+}
+
+static void pp_add_pool(struct kunit *test, struct pp_env *env,
+			unsigned int idx, struct napi_struct *napi, int cpuid)
+{
+	int err = pp_env_add_pool(env, idx, napi, cpuid);
+
+	KUNIT_ASSERT_EQ_MSG(test, err, 0, "creating pool%u", idx);
+}
+
+/* An online CPU other than @cpu, or skip the case. */
+static unsigned int pp_other_cpu(struct kunit *test, unsigned int cpu)
+{
+	unsigned int other = cpumask_any_but(cpu_online_mask, cpu);
+
+	if (other >= nr_cpu_ids)
+		kunit_skip(test, "needs two online CPUs");
+	return other;
+}
+
+/* ---- test cases ----------------------------------------------------- */
+
+/* The expectation in force must match what the running kernel looks like. */
+static void pp_expect_mode(struct kunit *test)
+{
+	kunit_info(test, "expect=%s: asserting %s behaviour; kernel %s xdp_return_frame_rx_napi\n",
+		   expect, pp_base ? "base 7.3" : "series",
+		   pp_probe_base ? "exports" : "does not export");
+	if (!strcmp(expect, "auto"))
+		return;
+	KUNIT_EXPECT_EQ_MSG(test, pp_probe_base, pp_base,
+			    "expect=%s, but xdp_return_frame_rx_napi is %s (base 7.3 exports it, the series inlines it)",
+			    expect, pp_probe_base ? "exported" : "not exported");
+}
+
+/* Process context, BH enabled: in_softirq() is false -> ring. */
+static void pp_process_bh_enabled(struct kunit *test)
+{
+	struct pp_env *env = pp_setup(test, 1, false);
+	struct pp_case c = {
+		.ctx = "process context", .run = pp_ctx_process,
+		.local = { false }, .softirq = 0, .serving = 0, .cpu = -1,
+		.owner = { PP_OWN_NONE },
+	};
+
+	pp_add_pool(test, env, 0, &env->napi[0], -1);
+	pp_check_all(test, env, &c);
+}
+
+/* Inside the poll of the NAPI that owns the pool -> cached. */
+static void pp_napi_poll_owner(struct kunit *test)
+{
+	struct pp_env *env = pp_setup(test, 1, false);
+	struct pp_case c = {
+		.ctx = "owner NAPI poll", .run = pp_ctx_napi_poll,
+		.local = { true }, .softirq = 1, .serving = 1, .cpu = -1,
+		.owner = { PP_OWN_SELF },
+	};
+
+	pp_add_pool(test, env, 0, &env->napi[0], -1);
+	pp_check_all(test, env, &c);
+}
+
+/* Same, the pool handed to the NAPI by page_pool_enable_direct_recycling(). */
+static void pp_napi_poll_owner_enable_direct(struct kunit *test)
+{
+	struct pp_env *env = pp_setup(test, 1, false);
+	struct pp_case c = {
+		.ctx = "owner NAPI poll (enable_direct_recycling)",
+		.run = pp_ctx_napi_poll,
+		.local = { true }, .softirq = 1, .serving = 1, .cpu = -1,
+		.owner = { PP_OWN_SELF },
+	};
+
+	pp_add_pool(test, env, 0, NULL, -1);
+	page_pool_enable_direct_recycling(env->pp[0].pool, &env->napi[0]);
+	pp_check_all(test, env, &c);
+}
+
+/* BH disabled on the CPU the owner NAPI is scheduled on -> cached. */
+static void pp_bh_owner_napi_scheduled(struct kunit *test)
+{
+	struct pp_env *env = pp_setup(test, 1, false);
+	struct pp_case c = {
+		.ctx = "BH off, owner NAPI scheduled here",
+		.run = pp_ctx_bh_napi_scheduled,
+		.local = { true }, .softirq = 1, .serving = 0, .cpu = -1,
+		.owner = { PP_OWN_SELF },
+	};
+
+	pp_add_pool(test, env, 0, &env->napi[0], -1);
+	pp_check_all(test, env, &c);
+}
+
+/* BH disabled, owner NAPI not scheduled (list_owner == -1) -> ring. */
+static void pp_bh_owner_napi_idle(struct kunit *test)
+{
+	struct pp_env *env = pp_setup(test, 1, false);
+	struct pp_case c = {
+		.ctx = "BH off, owner NAPI idle", .run = pp_ctx_bh_napi_idle,
+		.local = { false }, .softirq = 1, .serving = 0, .cpu = -1,
+		.owner = { PP_OWN_NONE },
+	};
+
+	pp_add_pool(test, env, 0, &env->napi[0], -1);
+	pp_check_all(test, env, &c);
+}
+
+/* BH off on another CPU while the owner NAPI polls -> ring (2b986b9e917b). */
+static void pp_bh_other_cpu_owner_polling(struct kunit *test)
+{
+	struct pp_env *env = pp_setup(test, 1, false);
+	struct pp_case c = {
+		.ctx = "BH off on another CPU, owner NAPI polling",
+		.run = pp_ctx_other_cpu_in_poll,
+		.local = { false }, .softirq = 1, .serving = 0, .cpu = -1,
+		.owner = { PP_OWN_OTHER },
+	};
+	pp_other_cpu(test, raw_smp_processor_id());
+	pp_add_pool(test, env, 0, &env->napi[0], -1);
+	pp_check_all(test, env, &c);
+	KUNIT_EXPECT_EQ(test, env->poll_where.list_owner[0],
+			env->poll_where.cpu);
+}
+
+/* Pool without NAPI and cpuid -1, returned inside some NAPI poll -> ring. */
+static void pp_no_napi_pool_in_poll(struct kunit *test)
+{
+	struct pp_env *env = pp_setup(test, 1, false);
+	struct pp_case c = {
+		.ctx = "NAPI poll, pool without NAPI/cpuid",
+		.run = pp_ctx_napi_poll,
+		.local = { false }, .softirq = 1, .serving = 1, .cpu = -1,
+		.owner = { PP_OWN_SELF },
+	};
+
+	pp_add_pool(test, env, 0, NULL, -1);
+	pp_check_all(test, env, &c);
+}
+
+/* Per-CPU pool, BH disabled on its CPU -> cached. */
+static void pp_percpu_pool_owner_cpu_bh(struct kunit *test)
+{
+	struct pp_env *env = pp_setup(test, 1, false);
+	struct pp_case c = {
+		.ctx = "per-CPU pool, BH off on its CPU", .run = pp_ctx_work,
+		.local = { true }, .softirq = 1, .serving = 0,
+		.owner = { PP_OWN_NONE },
+	};
+	unsigned int cpu = cpumask_first(cpu_online_mask);
+
+	c.cpu = cpu;
+	env->work_cpu = cpu;
+	env->work_bh = true;
+	pp_add_pool(test, env, 0, NULL, cpu);
+	pp_check_all(test, env, &c);
+}
+
+/* Per-CPU pool, BH disabled on another CPU -> ring. */
+static void pp_percpu_pool_other_cpu_bh(struct kunit *test)
+{
+	struct pp_env *env = pp_setup(test, 1, false);
+	struct pp_case c = {
+		.ctx = "per-CPU pool, BH off on another CPU",
+		.run = pp_ctx_work,
+		.local = { false }, .softirq = 1, .serving = 0,
+		.owner = { PP_OWN_NONE },
+	};
+	unsigned int cpu = cpumask_first(cpu_online_mask);
+	unsigned int other = pp_other_cpu(test, cpu);
+
+	c.cpu = other;
+	env->work_cpu = other;
+	env->work_bh = true;
+	pp_add_pool(test, env, 0, NULL, cpu);
+	pp_check_all(test, env, &c);
+}
+
+/* Per-CPU pool, process context (BH enabled) on its CPU -> ring. */
+static void pp_percpu_pool_owner_cpu_process(struct kunit *test)
+{
+	struct pp_env *env = pp_setup(test, 1, false);
+	struct pp_case c = {
+		.ctx = "per-CPU pool, process context on its CPU",
+		.run = pp_ctx_work,
+		.local = { false }, .softirq = 0, .serving = 0,
+		.owner = { PP_OWN_NONE },
+	};
+	unsigned int cpu = cpumask_first(cpu_online_mask);
+
+	c.cpu = cpu;
+	env->work_cpu = cpu;
+	env->work_bh = false;
+	pp_add_pool(test, env, 0, NULL, cpu);
+	pp_check_all(test, env, &c);
+}
+
+/*
+ * Threaded NAPI: the poll runs in a kthread under local_bh_disable(), so
+ * in_softirq() is true, but ____napi_schedule() wakes the thread instead of
+ * queueing on a poll list, so list_owner stays -1 -> ring, even in the poll.
+ */
+static void pp_threaded_napi_poll(struct kunit *test)
+{
+	struct pp_env *env = pp_setup(test, 1, true);
+	struct pp_case c = {
+		.ctx = "threaded NAPI poll", .run = pp_ctx_napi_poll,
+		.local = { false }, .softirq = 1, .serving = 0, .cpu = -1,
+		.owner = { PP_OWN_NONE },
+	};
+
+	pp_add_pool(test, env, 0, &env->napi[0], -1);
+	pp_check_all(test, env, &c);
+	KUNIT_EXPECT_NE(test, env->poll_where.cpu, -1);
+	KUNIT_EXPECT_FALSE(test, env->poll_where.serving);
+}
+
+/*
+ * One bulk mixing pool 0 (owned by the running napi0) and pool 1 (owned by
+ * napi1, idle): page_pool_put_netmem_bulk() decides once per pool, so
+ * pool 0's pages are cached and pool 1's go to the ring.
+ */
+static void pp_mixed_pool_bulk_in_poll(struct kunit *test)
+{
+	struct pp_env *env = pp_setup(test, 2, false);
+	struct pp_case c = {
+		.ctx = "owner NAPI poll, bulk of two pools",
+		.run = pp_ctx_napi_poll,
+		.local = { true, false }, .softirq = 1, .serving = 1,
+		.cpu = -1, .owner = { PP_OWN_SELF, PP_OWN_NONE },
+	};
+
+	pp_add_pool(test, env, 0, &env->napi[0], -1);
+	pp_add_pool(test, env, 1, &env->napi[1], -1);
+	pp_check_api(test, env, &c, PP_MIX_BULK);
+	pp_check_api(test, env, &c, PP_MIX_FRAME_BULK);
+}
+
+/*
+ * Hard IRQ nested in the owner's NAPI poll, on the owner CPU.
+ *
+ * 7.3 has no run-time guard against this: page_pool_napi_local() tests
+ * in_softirq(), which is still true in a hardirq that interrupted the poll,
+ * and list_owner is this CPU, so the decision would say "local".  The only
+ * check is lockdep_assert_no_hardirq() at the top of __page_pool_put_page(),
+ * i.e. page_pool must not be called from hard IRQ at all (the ring path
+ * takes producer_lock with plain spin_lock() when in_softirq(), which would
+ * deadlock against the interrupted softirq holding it).  So by default the
+ * case returns nothing from the timer: it proves the context (hardirq, on
+ * the owner CPU, in_softirq() true, list_owner == CPU) and that the cache
+ * and ring were untouched.  hardirq_return=1 really returns one page from
+ * the timer - only safe here because the poll is spinning and holds neither
+ * the cache nor the ring lock - and asserts it did not go to the cache,
+ * which 7.3 is expected to fail.
+ */
+static void pp_hardirq_in_owner_poll(struct kunit *test)
+{
+	struct pp_env *env = pp_setup(test, 1, false);
+	struct page_pool_stats before[PP_MAX_POOL], after[PP_MAX_POOL];
+	const struct pp_where *w = &env->timer_where;
+	u64 cached, ring;
+	int err;
+
+	pp_add_pool(test, env, 0, &env->napi[0], -1);
+	if (hardirq_return) {
+		err = pp_job_prep(env, PP_PUT_PAGE);
+		KUNIT_ASSERT_EQ(test, err, 0);
+		env->timer_return = true;
+	}
+
+	pp_snap(env, before);
+	err = pp_kick_poll(env, pp_poll_hardirq);
+	hrtimer_cancel(&env->timer);
+	pp_snap(env, after);
+	KUNIT_ASSERT_EQ_MSG(test, err, 0, "hard timer did not fire in the poll");
+
+	KUNIT_ASSERT_TRUE(test, w->recorded);
+	KUNIT_EXPECT_TRUE(test, w->hardirq);
+	KUNIT_EXPECT_EQ(test, w->cpu, env->poll_where.cpu);
+	KUNIT_EXPECT_EQ(test, w->list_owner[0], w->cpu);
+	KUNIT_EXPECT_TRUE_MSG(test, w->softirq,
+			      "in_softirq() inside the nested hardirq");
+
+	cached = after[0].recycle_stats.cached - before[0].recycle_stats.cached;
+	ring = after[0].recycle_stats.ring - before[0].recycle_stats.ring;
+	if (!hardirq_return) {
+		pp_expect_delta(test, "nothing", "hardirq in owner poll", 0,
+				&before[0], &after[0], 0, 0);
+		kunit_info(test, "hardirq on CPU%d: in_softirq()=%d list_owner=%d: page_pool_napi_local() would say local; only lockdep_assert_no_hardirq() guards\n",
+			   w->cpu, w->softirq, w->list_owner[0]);
+		return;
+	}
+	KUNIT_EXPECT_TRUE(test, env->job.done);
+	kunit_info(test, "page returned from hardirq -> cached +%llu ring +%llu\n",
+		   cached, ring);
+	KUNIT_EXPECT_EQ_MSG(test, cached, 0ULL,
+			    "a page returned from hard IRQ went into the lockless cache");
+}
+
+static struct kunit_case pp_decide_cases[] = {
+	KUNIT_CASE(pp_expect_mode),
+	KUNIT_CASE(pp_process_bh_enabled),
+	KUNIT_CASE(pp_napi_poll_owner),
+	KUNIT_CASE(pp_napi_poll_owner_enable_direct),
+	KUNIT_CASE(pp_bh_owner_napi_scheduled),
+	KUNIT_CASE(pp_bh_owner_napi_idle),
+	KUNIT_CASE(pp_bh_other_cpu_owner_polling),
+	KUNIT_CASE(pp_no_napi_pool_in_poll),
+	KUNIT_CASE(pp_percpu_pool_owner_cpu_bh),
+	KUNIT_CASE(pp_percpu_pool_other_cpu_bh),
+	KUNIT_CASE(pp_percpu_pool_owner_cpu_process),
+	KUNIT_CASE(pp_threaded_napi_poll),
+	KUNIT_CASE(pp_mixed_pool_bulk_in_poll),
+	KUNIT_CASE(pp_hardirq_in_owner_poll),
+	{}
+};
+
+static struct kunit_suite pp_decide_suite = {
+	.name = "pp_decide",
+	.test_cases = pp_decide_cases,
+};
+
+kunit_test_suite(pp_decide_suite);
+
+/* ---- benchmark ------------------------------------------------------ */
+
+/* Runs in the context under measurement. */
+static void pp_bench_loop(struct pp_env *env)
+{
+	struct pp_bench *b = &env->bench;
+	struct page_pool_stats s0 = {}, s1 = {};
+	u64 t0, t1, c0, c1, et, ec;
+	unsigned int i;
+
+	for (i = 0; i < min(b->loops, PP_BENCH_WARMUP); i++) {
+		b->err = pp_job_prep(env, b->api);
+		if (b->err)
+			return;
+		pp_job_exec(&env->job);
+	}
+
+	/* Loop overhead: same loop and clock reads, nothing inside. */
+	c0 = get_cycles();
+	t0 = ktime_get_ns();
+	for (i = 0; i < b->loops; i++)
+		barrier();
+	t1 = ktime_get_ns();
+	c1 = get_cycles();
+	et = t1 - t0;
+	ec = c1 - c0;
+
+	page_pool_get_stats(env->pp[0].pool, &s0);
+	c0 = get_cycles();
+	t0 = ktime_get_ns();
+	for (i = 0; i < b->loops; i++) {
+		b->err = pp_job_prep(env, b->api);
+		if (b->err)
+			return;
+		pp_job_exec(&env->job);
+	}
+	t1 = ktime_get_ns();
+	c1 = get_cycles();
+	page_pool_get_stats(env->pp[0].pool, &s1);
+
+	b->ns = t1 - t0 > et ? t1 - t0 - et : 0;
+	b->cycles = c1 - c0 > ec ? c1 - c0 - ec : 0;
+	b->cached = s1.recycle_stats.cached - s0.recycle_stats.cached;
+	b->ring = s1.recycle_stats.ring - s0.recycle_stats.ring;
+}
+
+enum pp_bench_ctx {
+	PP_BENCH_NAPI_OWNER,
+	PP_BENCH_BH_OTHER_CPU,
+	PP_BENCH_PROCESS,
+	PP_NR_BENCH_CTX,
+};
+
+static const char * const pp_bench_ctx_names[PP_NR_BENCH_CTX] = {
+	[PP_BENCH_NAPI_OWNER]	= "napi-owner",
+	[PP_BENCH_BH_OTHER_CPU]	= "bh-other-cpu",
+	[PP_BENCH_PROCESS]	= "process",
+};
+
+static int pp_bench_one(struct pp_env *env, enum pp_bench_ctx ctx)
+{
+	int err = 0;
+
+	switch (ctx) {
+	case PP_BENCH_NAPI_OWNER:
+		err = pp_kick_poll(env, pp_bench_loop);
+		break;
+	case PP_BENCH_BH_OTHER_CPU:
+		env->work_bh = true;
+		env->work_fn = pp_bench_loop;
+		err = pp_run_work(env);
+		break;
+	case PP_BENCH_PROCESS:
+		migrate_disable();
+		pp_bench_loop(env);
+		migrate_enable();
+		break;
+	default:
+		break;
+	}
+	return err ?: env->bench.err;
+}
+
+static void pp_bench_ctx(enum pp_bench_ctx ctx, unsigned int loops)
+{
+	const char *cname = pp_bench_ctx_names[ctx];
+	struct pp_env *env;
+	unsigned int api;
+	int err;
+
+	env = pp_env_create(1, false);
+	if (IS_ERR(env)) {
+		pr_info("pp_decide_bench: ctx=%s error=%ld\n", cname,
+			PTR_ERR(env));
+		return;
+	}
+	/* Allow 20us per op on top of the usual bound, for slow guests. */
+	env->wait = PP_WAIT + msecs_to_jiffies(loops / 50);
+	err = pp_env_add_pool(env, 0, &env->napi[0], -1);
+	if (err)
+		goto out;
+
+	if (ctx == PP_BENCH_BH_OTHER_CPU) {
+		/* "other" than the CPU the NAPI would normally run on here */
+		unsigned int other = cpumask_any_but(cpu_online_mask,
+						     raw_smp_processor_id());
+
+		if (other >= nr_cpu_ids) {
+			pr_info("pp_decide_bench: ctx=%s skipped=single-cpu\n",
+				cname);
+			goto out;
+		}
+		env->work_cpu = other;
+	}
+
+	for (api = 0; api < PP_NR_SINGLE_POOL_API; api++) {
+		struct pp_bench *b = &env->bench;
+		u64 ns_milli;
+
+		memset(b, 0, sizeof(*b));
+		b->api = api;
+		b->loops = loops;
+		err = pp_bench_one(env, ctx);
+		if (err) {
+			pr_info("pp_decide_bench: api=%s ctx=%s error=%d\n",
+				pp_apis[api].name, cname, err);
+			break;
+		}
+		ns_milli = div_u64(b->ns * 1000, loops);
+		pr_info("pp_decide_bench: api=%s ctx=%s loops=%u ns_per_op=%llu.%03llu cycles_per_op=%llu cached=%llu ring=%llu\n",
+			pp_apis[api].name, cname, loops,
+			div_u64(ns_milli, 1000), ns_milli % 1000,
+			div_u64(b->cycles, loops), b->cached, b->ring);
+	}
+out:
+	if (err)
+		pr_info("pp_decide_bench: ctx=%s error=%d\n", cname, err);
+	pp_env_destroy(env);
+}
+
+static void pp_bench_run(void)
+{
+	unsigned int loops = clamp(bench_loops, 1U, PP_BENCH_MAX_LOOPS);
+	enum pp_bench_ctx ctx;
+
+	pr_info("pp_decide_bench: expect=%s loops=%u (op = alloc + build + one API call; pages per op: bulk 4, _mb 4, else 1)\n",
+		pp_base ? "base" : "series", loops);
+	for (ctx = 0; ctx < PP_NR_BENCH_CTX; ctx++)
+		pp_bench_ctx(ctx, loops);
+}
+
+/* ---- module --------------------------------------------------------- */
+
+static bool pp_kernel_exports_rx_napi(void)
+{
+	/* Base 7.3 exports it (GPL); the series makes it a static inline. */
+	if (!__symbol_get("xdp_return_frame_rx_napi"))
+		return false;
+	__symbol_put("xdp_return_frame_rx_napi");
+	return true;
+}
+
+static int __init pp_decide_init(void)
+{
+	pp_probe_base = pp_kernel_exports_rx_napi();
+
+	if (!strcmp(expect, "series")) {
+		pp_base = false;
+	} else if (!strcmp(expect, "base")) {
+		pp_base = true;
+	} else if (!strcmp(expect, "auto")) {
+		pp_base = pp_probe_base;
+	} else {
+		pr_err("pp_decide: expect=%s: use series, base or auto\n",
+		       expect);
+		return -EINVAL;
+	}
+	pr_info("pp_decide: expecting %s behaviour (expect=%s, xdp_return_frame_rx_napi %s)\n",
+		pp_base ? "base 7.3" : "series", expect,
+		pp_probe_base ? "exported" : "not exported");
+
+	if (bench)
+		pp_bench_run();
+	return 0;
+}
+
+/* The KUnit suite runs from the module notifier once init returned. */
+static void __exit pp_decide_exit(void)
+{
+}
+
+module_init(pp_decide_init);
+module_exit(pp_decide_exit);
+
+MODULE_DESCRIPTION("KUnit test: where page_pool's direct-recycle decision sends returned pages");
+MODULE_AUTHOR("xdp-pp project");
+MODULE_LICENSE("GPL");
