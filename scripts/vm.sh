@@ -34,6 +34,7 @@ img=$build/arch/x86/boot/bzImage
 guest=$("$here/guest-root.sh")
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
+rm -f "$out/.vm-rc"
 tools=${VM_TOOLS:-$CACHE/tools}
 mkdir -p "$tools"
 
@@ -56,6 +57,16 @@ timeout --kill-after=30 "${VM_TIMEOUT:-1800}" \
 	< /dev/null 2>&1 | tee "$console" | grep --line-buffered -vE '^\[ *[0-9]+\.[0-9]+\]'
 rc=${PIPESTATUS[0]}
 set -e
+if [ "$rc" != 124 ] && [ "$rc" != 137 ]; then
+	# the guest's own status (see scripts/guest/init.sh); none: it died
+	if [ -f "$out/.vm-rc" ]; then
+		rc=$(cat "$out/.vm-rc")
+		rm -f "$out/.vm-rc"
+	else
+		log "vm: the guest command did not finish (no exit status)"
+		rc=1
+	fi
+fi
 timed_out=0
 [ "$rc" = 124 ] || [ "$rc" = 137 ] && timed_out=1
 if grep -qE 'Kernel panic|BUG: |KASAN|Oops' "$console" || [ "$timed_out" = 1 ]; then
