@@ -15,7 +15,8 @@ Builds base and series (cached), boots each under QEMU TCG with
 -icount shift=0 and 1 vCPU, runs scripts/guest/bench.sh, then
 scripts/bench-report.py. Results: $BENCH_OUT (default $CACHE/out/bench):
   bench.md (table), bench.png (ratios), <variant>/bench.txt (raw).
-Environment: REPEATS (5), PACKETS (200000), SECS (4, virtio runs),
+Environment: REPEATS (5), PACKETS (100000, test_run cases), VPKTS (20000,
+  pktgen into virtio_net),
   BENCH_WALL=1 to add one wall-clock run per kernel (labelled: noise),
   KDIR/BASE as for make test.
 Not a test: `make test` and CI never run it.
@@ -38,7 +39,7 @@ for v in base series; do
 		[ "$mode" = wall ] && icount=0
 		VM_ICOUNT=$icount VM_CPUS=1 VM_TOOLS=$tools VM_TIMEOUT=${VM_TIMEOUT:-5400} \
 			"$here/vm.sh" "$build" "$d" env REPEATS="${REPEATS:-5}" \
-			PACKETS="${PACKETS:-200000}" SECS="${SECS:-4}" \
+			PACKETS="${PACKETS:-100000}" VPKTS="${VPKTS:-20000}" \
 			bash /xdp-pp/scripts/guest/bench.sh > "$d.console" 2>&1 ||
 			{ tail -30 "$d.console" >&2; die "bench: $v ($mode) run failed"; }
 	done

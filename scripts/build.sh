@@ -38,7 +38,9 @@ mkdir -p "$O"
 
 stamp=$( { git -C "$src" rev-parse HEAD; hash_paths "$REPO/net-core/config" \
 	"$REPO/drivers-mlx5/config" "$REPO/drivers-i40e/config" \
-	"$REPO/drivers-mvneta/config" "$REPO/selftests" "$REPO/scripts/build.sh" \
+	"$REPO/drivers-mvneta/config" "$REPO/selftests/config" \
+	"$REPO"/selftests/pp_decide/*.c "$REPO/selftests/pp_decide/Kbuild" \
+	"$REPO/selftests/pp_decide/Makefile" "$REPO/scripts/build.sh" \
 	"$REPO/scripts/config.sh"; } | sha256sum | cut -c1-16)
 if [ -f "$root/build.stamp" ] && [ "$(cat "$root/build.stamp")" = "$stamp" ]; then
 	log "build: $variant up to date ($stamp)"

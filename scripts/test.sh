@@ -15,7 +15,8 @@ module runs with expect=base and the series' kselftests are absent.
 Steps: fast series gates (scripts/check.sh --fast), tree, build, VM run
 (scripts/guest/run-tests.sh), summary.
 Environment: KDIR, BASE, OUT (results dir, default $CACHE/out/test-<variant>),
-KSFT_TESTS (kselftest runner -t names), VM_TIMEOUT, SKIP_GATES=1.
+KSFT_TESTS (kselftest runner -t names), VM_TIMEOUT, SKIP_GATES=1,
+KUNIT_EXPECT (base|series: what the KUnit module expects; default the variant).
 Exit: 0 all passed, 1 a failure.
 U
 }
@@ -35,7 +36,7 @@ build=$("$here/build.sh" "$variant")
 out=${OUT:-$CACHE/out/test-$variant}
 rm -rf "$out"
 mkdir -p "$out"
-expect=$variant
+expect=${KUNIT_EXPECT:-$variant}
 default_tests="net/bench:test_bench_page_pool.sh"
 if [ -f "$(dirname "$build")/kselftest/drivers/net/xdp_redirect_drop.py" ]; then
 	default_tests="drivers/net:xdp_redirect_drop.py $default_tests"

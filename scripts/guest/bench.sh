@@ -6,7 +6,7 @@
 set -uo pipefail
 REPEATS=${REPEATS:-5}
 PACKETS=${PACKETS:-200000}
-SECS=${SECS:-4}
+
 OUT=/out/bench.txt
 TOOL=/tools/xdp_pp_run
 : > "$OUT"
@@ -14,9 +14,19 @@ TOOL=/tools/xdp_pp_run
 xdp_pp_netsetup || exit 1
 echo "# kernel $(uname -r) cpus $(nproc) $(cat /proc/cmdline)" >> "$OUT"
 
-ip link add veth0 type veth peer name veth1
-ip link set veth0 up
-ip link set veth1 up
+# vA0: a devmap target that can transmit (GRO on its peer makes veth offer
+# ndo_xdp_xmit); vB0: one whose ndo_xdp_xmit fails (peer has GRO, so the
+# target offers ndo-xmit, but is down: -ENXIO); vC0/vC1: veth-drop.
+ip link add vA0 type veth peer name vA1
+ethtool -K vA1 gro on >/dev/null
+ip link set vA0 up; ip link set vA1 up
+ip link add vB0 type veth peer name vB1
+ethtool -K vB1 gro on >/dev/null
+ip link set vB0 up
+ip link add vC0 type veth peer name vC1
+ip link set vC0 up; ip link set vC1 up
+declare -A TGT=([devmap-egress-drop]=vA0 [devmap-xmit-fail]=vB0
+	[devmap-bcast-empty]=vA0 [veth-drop]="vC0 vC1" [cpumap-drop]=vA0 [xdp-drop]=vA0)
 
 stats() { python3 /xdp-pp/scripts/guest/ppstats.py "$NETIF"; }
 delta() { # before after -> "cached=.. ring=.."
@@ -25,45 +35,58 @@ delta() { # before after -> "cached=.. ring=.."
 
 # 1. synchronous BPF_PROG_TEST_RUN live-frame cases (test_run's pool: ring)
 for c in devmap-egress-drop devmap-xmit-fail devmap-bcast-empty veth-drop cpumap-drop xdp-drop; do
-	$TOOL "$c" 20000 >/dev/null 2>&1 # warm up
+	# shellcheck disable=SC2086 # TGT holds one or two names
+	$TOOL "$c" 20000 ${TGT[$c]} >/dev/null 2>&1 # warm up
 	for r in $(seq "$REPEATS"); do
-		line=$($TOOL "$c" "$PACKETS" 2>&1) || { echo "# $c failed: $line" >> "$OUT"; continue; }
+		# shellcheck disable=SC2086
+		line=$($TOOL "$c" "$PACKETS" ${TGT[$c]} 2>&1) || { echo "# $c failed: $line" >> "$OUT"; continue; }
 		v=$(sed -n 's/.*ns_per_pkt=\([0-9.]*\) .*/\1/p' <<<"$line" | head -1)
 		echo "case=run:$c rep=$r value=$v unit=ns/pkt cached=- ring=-" >> "$OUT"
 	done
-	ip link set veth1 xdp off 2>/dev/null
+	ip link set vC1 xdp off 2>/dev/null
 done
 
-# 2. virtio_net loop: xdp-trafficgen in the remote netns -> NETIF
+# 2. virtio_net loop: pktgen on the second NIC sends to NETIF, which runs
+# the XDP case. One vCPU: pktgen's own elapsed time covers sender and
+# receiver; under icount 1e9/pps is guest instructions per packet of both.
+# (xdp-trafficgen needs an ethtool ioctl virtio_net lacks here.)
+ip netns exec remote ip link set "$REMOTE_IF" netns 1
+ip link set "$REMOTE_IF" up
 mac=$(cat /sys/class/net/"$NETIF"/address)
-ip netns exec remote xdp-bench pass "$REMOTE_IF" > /dev/null 2>&1 &
-pass=$!
-sleep 2
+pg() { echo "$2" > "/proc/net/pktgen/$1"; }
+pg kpktgend_0 "rem_device_all"
+pg kpktgend_0 "add_device $REMOTE_IF"
+pg "$REMOTE_IF" "pkt_size 60"
+pg "$REMOTE_IF" "delay 0"
+pg "$REMOTE_IF" "dst 192.0.2.1"
+pg "$REMOTE_IF" "dst_mac $mac"
+pg "$REMOTE_IF" "udp_dst_min 9"
+pg "$REMOTE_IF" "udp_dst_max 9"
+VPKTS=${VPKTS:-$((PACKETS / 2))}
 virtio_case() { # name, then the xdp-bench arguments
 	local name=$1 r b a rate
 	shift
+	xdp-bench "$@" -i 1 > "/out/xb-$name.log" 2>&1 &
+	local xb=$!
+	sleep 2
+	pg "$REMOTE_IF" "count 5000"
+	pg pgctrl start # warm up
 	for r in $(seq "$REPEATS"); do
-		xdp-bench "$@" -i 1 > /tmp/xb.log 2>&1 &
-		local xb=$!
-		sleep 2
 		b=$(stats)
-		ip netns exec remote timeout "$SECS" xdp-trafficgen udp -t 1 -m "$mac" \
-			-a 192.0.2.1 -A 192.0.2.2 "$REMOTE_IF" > /tmp/tg.log 2>&1
+		pg "$REMOTE_IF" "count $VPKTS"
+		pg pgctrl start
 		a=$(stats)
-		kill -INT "$xb"; wait "$xb" 2>/dev/null
-		# receive rate: median of the per-interval "receive" lines
-		rate=$(grep -E '^(receive|Receive)' /tmp/xb.log | grep -oE '[0-9,]+ pkt/s' |
-			tr -d ', pkt/s' | sort -n | awk '{v[NR]=$1} END {if (NR) print v[int((NR+1)/2)]; else print 0}')
+		rate=$(sed -nE 's/^ *([0-9]+)pps .*/\1/p' "/proc/net/pktgen/$REMOTE_IF")
 		echo "case=virtio:$name rep=$r value=$rate unit=pps $(delta "$b" "$a")" >> "$OUT"
 	done
+	kill -INT "$xb"; wait "$xb" 2>/dev/null
 }
 virtio_case redirect-map-egress-drop redirect-map -X -A drop "$NETIF" "$NETIF"
-virtio_case redirect-map-veth redirect-map "$NETIF" veth0
+virtio_case redirect-map-veth redirect-map "$NETIF" vA0
 virtio_case drop drop "$NETIF"
 virtio_case tx tx "$NETIF"
 virtio_case pass pass "$NETIF"
 virtio_case redirect-cpu redirect-cpu -c 0 -r drop "$NETIF"
-kill -INT "$pass" 2>/dev/null
 
 # 3. page_pool bench module (softirq runs incl. NAPI-aware)
 ko=/variant/kselftest/net/bench/page_pool/bench_page_pool.ko
@@ -84,7 +107,7 @@ if [ -f "$ko" ]; then
 	for r in $(seq "$REPEATS"); do
 		n=$(dmesg | wc -l)
 		insmod "$ko" bench=1 >/dev/null 2>&1; rmmod pp_decide_kunit 2>/dev/null
-		dmesg | tail -n +$((n + 1)) | grep -oE 'pp_decide_bench: .*' |
+		dmesg | tail -n +$((n + 1)) | grep -oE 'pp_decide_bench: api=.*ns_per_op=.*' |
 		while read -r _ api ctx _ ns _; do
 			echo "case=pp_decide:${api#api=}/${ctx#ctx=} rep=$r value=${ns#ns_per_op=} unit=ns cached=- ring=-" >> "$OUT"
 		done

@@ -14,13 +14,13 @@ echo "== NETIF=$NETIF ($(ethtool -i "$NETIF" | sed -n 's/^driver: //p')), kernel
 before=$(stats)
 echo "page_pool before: $before"
 # the sender's virtio_net needs an XDP program to offer ndo_xdp_xmit
-ip netns exec remote xdp-bench pass "$REMOTE_IF" > /tmp/pass.log 2>&1 &
+xdp_pp_remote xdp-bench pass "$REMOTE_IF" > /tmp/pass.log 2>&1 &
 pass=$!
 xdp-bench redirect-map -X -A drop -s -i 2 "$NETIF" "$NETIF" > /tmp/bench.log 2>&1 &
 bench=$!
 sleep 3
-ip netns exec remote timeout "$SECS" xdp-trafficgen udp -t 1 -m "$mac" \
-	-a 192.0.2.1 -A 192.0.2.2 "$REMOTE_IF" > /tmp/tgen.log 2>&1 || true
+xdp_pp_remote timeout "$SECS" xdp-trafficgen udp -t 1 -m "$mac" \
+	-a 2001:db8::1 -A 2001:db8::2 "$REMOTE_IF" > /tmp/tgen.log 2>&1 || true
 sleep 2
 kill -INT "$bench" "$pass" 2>/dev/null || true
 wait "$bench" "$pass" 2>/dev/null || true

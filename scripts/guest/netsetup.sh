@@ -2,7 +2,10 @@
 # netsetup.sh - sourced inside the VM: the drivers/net test environment on
 # vng's two looped virtio NICs. NETIF stays in the main netns with
 # 192.0.2.1/24; the other NIC goes to netns "remote" with 192.0.2.2/24.
-# Exports NETIF REMOTE_IF LOCAL_V4 REMOTE_V4 REMOTE_TYPE REMOTE_ARGS.
+# (2001:db8::1/2 for IPv6). Exports NETIF REMOTE_IF LOCAL_V4 REMOTE_V4
+# LOCAL_V6 REMOTE_V6 REMOTE_TYPE REMOTE_ARGS, and xdp_pp_remote: run a
+# command in the remote netns with bpffs mounted (ip netns exec remounts
+# /sys, and libxdp needs bpffs).
 
 xdp_pp_netsetup() {
 	local ifs
@@ -17,11 +20,14 @@ xdp_pp_netsetup() {
 	ip netns add remote
 	ip link set "$REMOTE_IF" netns remote
 	ip addr add 192.0.2.1/24 dev "$NETIF"
+	ip addr add 2001:db8::1/64 dev "$NETIF" nodad
 	ip link set "$NETIF" up
 	ip -n remote addr add 192.0.2.2/24 dev "$REMOTE_IF"
+	ip -n remote addr add 2001:db8::2/64 dev "$REMOTE_IF" nodad
 	ip -n remote link set "$REMOTE_IF" up
 	ip -n remote link set lo up
 	export NETIF REMOTE_IF LOCAL_V4=192.0.2.1 REMOTE_V4=192.0.2.2 \
+		LOCAL_V6=2001:db8::1 REMOTE_V6=2001:db8::2 \
 		REMOTE_TYPE=netns REMOTE_ARGS=remote
 	local i
 	for i in $(seq 50); do
@@ -30,4 +36,8 @@ xdp_pp_netsetup() {
 	done
 	echo "netsetup: 192.0.2.2 does not answer" >&2
 	return 1
+}
+
+xdp_pp_remote() {
+	ip netns exec remote sh -c 'mount -t bpf bpf /sys/fs/bpf 2>/dev/null; exec "$@"' sh "$@"
 }
