@@ -12,10 +12,11 @@ usage() {
 usage: scripts/bench.sh
 
 Builds base and series (cached), boots each under QEMU TCG with
--icount shift=0 and 1 vCPU, runs scripts/guest/bench.sh, then
+-icount shift=0 and 1 vCPU (both kernels side by side), runs
+scripts/guest/bench.sh, then
 scripts/bench-report.py. Results: $BENCH_OUT (default $CACHE/out/bench):
   bench.md (table), bench.png (ratios), <variant>/bench.txt (raw).
-Environment: REPEATS (5), PACKETS (100000, test_run cases), VPKTS (20000,
+Environment: REPEATS (5), PACKETS (50000, test_run cases), VPKTS (30000,
   pktgen into virtio_net),
   BENCH_WALL=1 to add one wall-clock run per kernel (labelled: noise),
   KDIR/BASE as for make test.
@@ -30,18 +31,32 @@ tools=$CACHE/tools
 mkdir -p "$out" "$tools"
 gcc -O2 -Wall -static -o "$tools/xdp_pp_run" "$REPO/net-core/bench/xdp_pp_run.c"
 
+builds=()
 for v in base series; do
-	build=$("$here/build.sh" "$v")
-	for mode in icount ${BENCH_WALL:+wall}; do
-		d=$out/$v-$mode
-		rm -rf "$d"
-		icount=1
-		[ "$mode" = wall ] && icount=0
-		VM_ICOUNT=$icount VM_CPUS=1 VM_TOOLS=$tools VM_TIMEOUT=${VM_TIMEOUT:-5400} \
-			"$here/vm.sh" "$build" "$d" env REPEATS="${REPEATS:-5}" \
-			PACKETS="${PACKETS:-100000}" VPKTS="${VPKTS:-20000}" \
-			bash /xdp-pp/scripts/guest/bench.sh > "$d.console" 2>&1 ||
-			{ tail -30 "$d.console" >&2; die "bench: $v ($mode) run failed"; }
+	builds+=("$("$here/build.sh" "$v")")
+done
+# Under -icount a VM's figures count its own guest instructions, so the two
+# kernels run side by side (one QEMU thread each, 2 host cores).
+run_variant() { # variant build mode
+	local v=$1 build=$2 mode=$3 d=$out/$1-$3 icount=1
+	[ "$mode" = wall ] && icount=0
+	rm -rf "$d"
+	VM_ICOUNT=$icount VM_CPUS=1 VM_TOOLS=$tools VM_TIMEOUT=${VM_TIMEOUT:-5400} \
+		"$here/vm.sh" "$build" "$d" env REPEATS="${REPEATS:-5}" \
+		PACKETS="${PACKETS:-50000}" VPKTS="${VPKTS:-30000}" \
+		bash /xdp-pp/scripts/guest/bench.sh > "$d.console" 2>&1 ||
+		{ tail -30 "$d.console" >&2; log "bench: $v ($mode) run failed"; return 1; }
+}
+for mode in icount ${BENCH_WALL:+wall}; do
+	pids=()
+	i=0
+	for v in base series; do
+		run_variant "$v" "${builds[$i]}" "$mode" &
+		pids+=($!)
+		i=$((i + 1))
+	done
+	for p in "${pids[@]}"; do
+		wait "$p" || die "bench: a $mode run failed"
 	done
 done
 python3 "$here/bench-report.py" "$out"

@@ -48,6 +48,9 @@ if [ -f "$root/build.stamp" ] && [ "$(cat "$root/build.stamp")" = "$stamp" ]; th
 	exit 0
 fi
 
+# a kernel tree, its build and the ccache take ~15 GB here
+avail=$(df -Pk "$CACHE" | awk 'NR == 2 {print int($4 / 1048576)}')
+[ "$avail" -ge 15 ] || die "build: only ${avail} GB free under $CACHE, need ~15 GB (free space or set CACHE=<dir>)"
 exec 9>"$CACHE/build.lock"
 flock 9
 cfg_stamp=$(hash_paths "$REPO/net-core/config" "$REPO/drivers-mlx5/config" \

@@ -171,7 +171,7 @@ check_w1() {
 	local src files f b a bad=0 root=$vroot/check
 	src=$(series_tree)
 	mapfile -t files < <(touched | grep '\.c$' || true)
-	[ -d "$root/src/.git" ] || git -C "$repo" worktree add -q --detach "$root/src" "$base"
+	[ -e "$root/src/.git" ] || git -C "$repo" worktree add -q --detach "$root/src" "$base"
 	exec 9>"$CACHE/build.lock"
 	flock 9
 	for f in "${files[@]}"; do

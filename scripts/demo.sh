@@ -13,7 +13,7 @@ usage: scripts/demo.sh [base|series]
 
 Default: series. Output: the xdp-bench/xdp-trafficgen summary and the
 page_pool stats delta of the receiving virtio NIC (console log in
-$CACHE/out/demo-<variant>). Environment: KDIR, BASE, DEMO_SECS (10).
+$CACHE/out/demo-<variant>). Environment: KDIR, BASE, DEMO_PKTS (200000).
 Rates are wall-clock under TCG emulation: noise, not performance.
 U
 	exit 0 ;;
@@ -23,4 +23,4 @@ variant=${1:-series}
 build=$("$here/build.sh" "$variant")
 out=$CACHE/out/demo-$variant
 rm -rf "$out"
-"$here/vm.sh" "$build" "$out" env DEMO_SECS="${DEMO_SECS:-10}" bash /xdp-pp/scripts/guest/demo.sh
+"$here/vm.sh" "$build" "$out" env DEMO_PKTS="${DEMO_PKTS:-200000}" bash /xdp-pp/scripts/guest/demo.sh

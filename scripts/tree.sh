@@ -63,6 +63,7 @@ if [ ${#patches[@]} -gt 0 ]; then
 		failed=$(sed -n 's/^Patch failed at \(.*\)$/\1/p' <<<"$out" | head -1)
 		git am --abort >/dev/null 2>&1 || true
 		git checkout -q --detach -f "$base"
+		git branch -q -D "$branch" >/dev/null 2>&1 || true
 		printf '%s\n' "$out" | tail -15 >&2
 		die "tree: patch ${failed:-?} does not apply on $(git rev-parse --short "$base") (${KDIR:-Debian $LINUX_SOURCE_VERSION}); nothing was changed outside $root"
 	fi
