@@ -8,6 +8,8 @@
 #   kdoc        scripts/kernel-doc -none on touched files: no new warnings
 #   build       every patch builds on its own (cached per prefix)
 #   w1          W=1 on touched .c files: no new warnings against the base
+#   drivers     mvneta, i40e, mlx5 built with W=1 at every patch that
+#               touches them: no warning above the base's (cached per prefix)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=lib.sh
@@ -17,8 +19,8 @@ usage() {
 	cat <<'U'
 usage: scripts/check.sh [--fast] [CHECK...]
 
-Checks: format signoff checkpatch kdoc build w1 (default: all; --fast:
-format signoff checkpatch kdoc). Environment: KDIR, BASE, PATCHES.
+Checks: format signoff checkpatch kdoc build w1 drivers (default: all;
+--fast: format signoff checkpatch kdoc; `make test` adds drivers). Environment: KDIR, BASE, PATCHES.
 checkpatch ignores UNKNOWN_COMMIT_ID (the Debian base tarball has no
 history, so a cited upstream commit cannot be looked up) and
 FILE_PATH_CHANGES, which is replaced by a get_maintainer.pl check that every
@@ -32,13 +34,13 @@ for a in "$@"; do
 	case "$a" in
 	-h|--help) usage; exit 0 ;;
 	--fast) fast=1 ;;
-	format|signoff|checkpatch|kdoc|build|w1) checks+=("$a") ;;
+	format|signoff|checkpatch|kdoc|build|w1|drivers) checks+=("$a") ;;
 	*) usage >&2; exit 1 ;;
 	esac
 done
 if [ ${#checks[@]} -eq 0 ]; then
 	checks=(format signoff checkpatch kdoc)
-	[ "$fast" = 1 ] || checks+=(build w1)
+	[ "$fast" = 1 ] || checks+=(build w1 drivers)
 fi
 
 mapfile -t patches < <(series_patches)
@@ -183,6 +185,63 @@ check_w1() {
 		[ "$a" -le "$b" ] || bad=1
 	done
 	[ "$bad" = 0 ] && verdict w1 "ok (${#files[@]} files)" || { verdict w1 "FAIL new W=1 warnings"; return 1; }
+}
+
+# driver object dirs built by the drivers gate
+DRIVER_DIRS=(drivers/net/ethernet/marvell/ drivers/net/ethernet/intel/i40e/
+	     drivers/net/ethernet/mellanox/mlx5/core/)
+
+drivers_w1() { # src O -> W=1 warning count over DRIVER_DIRS
+	make -s -C "$1" O="$2" -j"$JOBS" CC="ccache gcc" W=1 "${DRIVER_DIRS[@]}" 2>&1 |
+		grep -c 'warning:' || true
+}
+
+check_drivers() {
+	local root=$vroot/check src bld i p prefix n b
+	src=$root/src bld=$root/build
+	mkdir -p "$root/drv"
+	[ -e "$src/.git" ] || git -C "$repo" worktree add -q --detach "$src" "$base"
+	if [ ! -f "$bld/.config" ]; then
+		mkdir -p "$bld"
+		cp "$vroot/series/build/.config" "$bld/.config" 2>/dev/null ||
+			{ verdict drivers "FAIL no kernel config (run: scripts/build.sh series)"; return 1; }
+	fi
+	exec 9>"$CACHE/build.lock"
+	flock 9
+	if [ ! -f "$root/drv/base.$base" ]; then
+		git -C "$src" am --abort >/dev/null 2>&1 || true
+		git -C "$src" checkout -q --detach -f "$base"
+		touch_dirs "$src"
+		drivers_w1 "$src" "$bld" > "$root/drv/base.$base"
+	fi
+	b=$(cat "$root/drv/base.$base")
+	prefix=$base
+	i=0
+	for p in "${patches[@]}"; do
+		i=$((i + 1))
+		prefix=$(printf '%s\n%s\n' "$prefix" "$(sha256sum < "$p")" | sha256sum | cut -c1-16)
+		grep -qE '^\+\+\+ b/drivers/net/ethernet/(marvell|intel/i40e|mellanox/mlx5)/' "$p" || continue
+		if [ ! -f "$root/drv/$prefix" ]; then
+			git -C "$src" am --abort >/dev/null 2>&1 || true
+			git -C "$src" checkout -q --detach -f "$base"
+			git -C "$src" -c user.name=h -c user.email=h@h.invalid am -q "${patches[@]:0:$i}" ||
+				{ verdict drivers "FAIL $(basename "$p") does not apply"; return 1; }
+			touch_dirs "$src"
+			drivers_w1 "$src" "$bld" > "$root/drv/$prefix"
+		fi
+		n=$(cat "$root/drv/$prefix")
+		echo "  [$i] $(basename "$p"): W=1 warnings in the three drivers $b -> $n"
+		[ "$n" -le "$b" ] || { verdict drivers "FAIL new W=1 warnings at $(basename "$p")"; return 1; }
+	done
+	verdict drivers "ok (W=1 $b warnings at base, none added by any patch)"
+}
+
+# make every driver object rebuild (W=1 warnings only show when compiling)
+touch_dirs() {
+	local d
+	for d in "${DRIVER_DIRS[@]}"; do
+		find "$1/$d" -name '*.c' -exec touch {} +
+	done
 }
 
 rc=0

@@ -44,7 +44,9 @@ if [ "${VM_ICOUNT:-0}" = 1 ]; then
 fi
 cmd=$(printf '%q ' "$@")
 console=$out/console.log
-log "vm: booting $(basename "$(dirname "$build")") kernel (${VM_CPUS:-2} vCPU, TCG${VM_ICOUNT:+, icount})"
+mode=TCG
+[ "${VM_ICOUNT:-0}" = 1 ] && mode="TCG, -icount shift=0"
+log "vm: booting $(basename "$(dirname "$build")") kernel (${VM_CPUS:-2} vCPU, $mode)"
 set +e
 cd "$guest"
 timeout --kill-after=30 "${VM_TIMEOUT:-1800}" \
