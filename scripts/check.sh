@@ -128,14 +128,32 @@ check_kdoc() {
 	verdict kdoc "ok (warnings $before -> $after in ${#files[@]} files)"
 }
 
+# The check worktree (base, then base + a prefix of the series).
+check_worktree() { # root
+	if [ ! -e "$1/src/.git" ]; then
+		git -C "$repo" worktree prune
+		git -C "$repo" worktree add -q --detach "$1/src" "$base"
+	fi
+}
+
+# Cache key of base + patches 1..i, from the key of 1..i-1.
+next_prefix() { # prefix patch
+	printf '%s\n%s\n' "$1" "$(sha256sum < "$2")" | sha256sum | cut -c1-16
+}
+
+# Bring the check tree to base + patches 1..n.
+check_tree_at() { # src n
+	git -C "$1" am --abort >/dev/null 2>&1 || true
+	git -C "$1" checkout -q --detach -f "$base"
+	[ "$2" -eq 0 ] ||
+		git -C "$1" -c user.name=h -c user.email=h@h.invalid am -q "${patches[@]:0:$2}"
+}
+
 check_build() {
-	local root=$vroot/check src bld i key prefix="" p
+	local root=$vroot/check src bld i prefix="" p
 	src=$root/src bld=$root/build
 	mkdir -p "$root/ok" "$bld"
-	if [ ! -e "$src/.git" ]; then
-		git -C "$repo" worktree prune
-		git -C "$repo" worktree add -q --detach "$src" "$base"
-	fi
+	check_worktree "$root"
 	[ -f "$bld/.config" ] || cp "$(variant_root "$repo")/series/build/.config" "$bld/.config" 2>/dev/null ||
 		SRC=$src O=$bld "$here/config.sh"
 	exec 9>"$CACHE/build.lock"
@@ -144,15 +162,12 @@ check_build() {
 	i=0
 	for p in "${patches[@]}"; do
 		i=$((i + 1))
-		prefix=$(printf '%s\n%s\n' "$prefix" "$(sha256sum < "$p")" | sha256sum | cut -c1-16)
+		prefix=$(next_prefix "$prefix" "$p")
 		if [ -f "$root/ok/$prefix" ]; then
 			echo "  [$i/${#patches[@]}] cached ok: $(basename "$p")"
 			continue
 		fi
-		# bring the tree to base + patches 1..i
-		git -C "$src" am --abort >/dev/null 2>&1 || true
-		git -C "$src" checkout -q --detach -f "$base"
-		git -C "$src" -c user.name=h -c user.email=h@h.invalid am -q "${patches[@]:0:$i}" ||
+		check_tree_at "$src" "$i" ||
 			{ verdict build "FAIL $(basename "$p") does not apply"; return 1; }
 		echo "  [$i/${#patches[@]}] building: $(basename "$p")"
 		if ! make -s -C "$src" O="$bld" -j"$JOBS" CC="ccache gcc" olddefconfig bzImage modules \
@@ -173,11 +188,11 @@ check_w1() {
 	local src files f b a bad=0 root=$vroot/check
 	src=$(series_tree)
 	mapfile -t files < <(touched | grep '\.c$' || true)
-	[ -e "$root/src/.git" ] || git -C "$repo" worktree add -q --detach "$root/src" "$base"
+	check_worktree "$root"
 	exec 9>"$CACHE/build.lock"
 	flock 9
+	check_tree_at "$root/src" 0
 	for f in "${files[@]}"; do
-		git -C "$root/src" checkout -q --detach -f "$base"
 		touch "$root/src/$f" 2>/dev/null || true
 		b=$(w1_count "$root/src" "$root/build" "$f")
 		a=$(touch "$src/$f"; w1_count "$src" "$vroot/series/build" "$f")
@@ -200,7 +215,7 @@ check_drivers() {
 	local root=$vroot/check src bld i p prefix n b
 	src=$root/src bld=$root/build
 	mkdir -p "$root/drv"
-	[ -e "$src/.git" ] || git -C "$repo" worktree add -q --detach "$src" "$base"
+	check_worktree "$root"
 	if [ ! -f "$bld/.config" ]; then
 		mkdir -p "$bld"
 		cp "$vroot/series/build/.config" "$bld/.config" 2>/dev/null ||
@@ -209,8 +224,7 @@ check_drivers() {
 	exec 9>"$CACHE/build.lock"
 	flock 9
 	if [ ! -f "$root/drv/base.$base" ]; then
-		git -C "$src" am --abort >/dev/null 2>&1 || true
-		git -C "$src" checkout -q --detach -f "$base"
+		check_tree_at "$src" 0
 		touch_dirs "$src"
 		drivers_w1 "$src" "$bld" > "$root/drv/base.$base"
 	fi
@@ -219,12 +233,10 @@ check_drivers() {
 	i=0
 	for p in "${patches[@]}"; do
 		i=$((i + 1))
-		prefix=$(printf '%s\n%s\n' "$prefix" "$(sha256sum < "$p")" | sha256sum | cut -c1-16)
+		prefix=$(next_prefix "$prefix" "$p")
 		grep -qE '^\+\+\+ b/drivers/net/ethernet/(marvell|intel/i40e|mellanox/mlx5)/' "$p" || continue
 		if [ ! -f "$root/drv/$prefix" ]; then
-			git -C "$src" am --abort >/dev/null 2>&1 || true
-			git -C "$src" checkout -q --detach -f "$base"
-			git -C "$src" -c user.name=h -c user.email=h@h.invalid am -q "${patches[@]:0:$i}" ||
+			check_tree_at "$src" "$i" ||
 				{ verdict drivers "FAIL $(basename "$p") does not apply"; return 1; }
 			touch_dirs "$src"
 			drivers_w1 "$src" "$bld" > "$root/drv/$prefix"

@@ -11,7 +11,7 @@ case "${1:-}" in
 	cat <<'U'
 usage: scripts/demo.sh [base|series]
 
-Default: series. Output: the xdp-bench/xdp-trafficgen summary and the
+Default: series. Output: the xdp-bench and pktgen summaries and the
 page_pool stats delta of the receiving virtio NIC (console log in
 $CACHE/out/demo-<variant>). Environment: KDIR, BASE, DEMO_PKTS (200000).
 Rates are wall-clock under TCG emulation: noise, not performance.

@@ -6,7 +6,6 @@
 set -uo pipefail
 REPEATS=${REPEATS:-5}
 PACKETS=${PACKETS:-200000}
-
 OUT=/out/bench.txt
 TOOL=/tools/xdp_pp_run
 : > "$OUT"
@@ -53,15 +52,7 @@ done
 ip netns exec remote ip link set "$REMOTE_IF" netns 1
 ip link set "$REMOTE_IF" up
 mac=$(cat /sys/class/net/"$NETIF"/address)
-pg() { echo "$2" > "/proc/net/pktgen/$1"; }
-pg kpktgend_0 "rem_device_all"
-pg kpktgend_0 "add_device $REMOTE_IF"
-pg "$REMOTE_IF" "pkt_size 60"
-pg "$REMOTE_IF" "delay 0"
-pg "$REMOTE_IF" "dst 192.0.2.1"
-pg "$REMOTE_IF" "dst_mac $mac"
-pg "$REMOTE_IF" "udp_dst_min 9"
-pg "$REMOTE_IF" "udp_dst_max 9"
+xdp_pp_pktgen_setup "$REMOTE_IF" "$mac"
 VPKTS=${VPKTS:-$((PACKETS / 2))}
 virtio_case() { # name, then the xdp-bench arguments
 	local name=$1 r b a rate
@@ -69,12 +60,12 @@ virtio_case() { # name, then the xdp-bench arguments
 	xdp-bench "$@" -i 1 > "/out/xb-$name.log" 2>&1 &
 	local xb=$!
 	sleep 2
-	pg "$REMOTE_IF" "count 5000"
-	pg pgctrl start # warm up
+	xdp_pp_pg "$REMOTE_IF" "count 5000"
+	xdp_pp_pg pgctrl start # warm up
 	for r in $(seq "$REPEATS"); do
 		b=$(stats)
-		pg "$REMOTE_IF" "count $VPKTS"
-		pg pgctrl start
+		xdp_pp_pg "$REMOTE_IF" "count $VPKTS"
+		xdp_pp_pg pgctrl start
 		a=$(stats)
 		rate=$(sed -nE 's/^ *([0-9]+)pps .*/\1/p' "/proc/net/pktgen/$REMOTE_IF")
 		echo "case=virtio:$name rep=$r value=$rate unit=pps $(delta "$b" "$a")" >> "$OUT"

@@ -4,6 +4,7 @@
 # looped second NIC; prints NETIF's page_pool recycle stats before and after
 # (cached = direct cache, ring = ptr_ring). Rates are TCG wall-clock: noise.
 set -euo pipefail
+. /xdp-pp/scripts/guest/netsetup.sh
 NETIF=eth0
 SENDER=eth1
 PKTS=${DEMO_PKTS:-200000}
@@ -18,14 +19,9 @@ bench=$!
 sleep 2
 before=$(stats)
 echo "page_pool before: $before"
-pg() { echo "$2" > "/proc/net/pktgen/$1"; }
-pg kpktgend_0 "rem_device_all"
-pg kpktgend_0 "add_device $SENDER"
-for kv in "count $PKTS" "pkt_size 60" "delay 0" "dst 192.0.2.1" "dst_mac $mac" \
-	  "udp_dst_min 9" "udp_dst_max 9"; do
-	pg "$SENDER" "$kv"
-done
-pg pgctrl start
+xdp_pp_pktgen_setup "$SENDER" "$mac"
+xdp_pp_pg "$SENDER" "count $PKTS"
+xdp_pp_pg pgctrl start
 sleep 1
 after=$(stats)
 kill -INT "$bench" 2>/dev/null || true

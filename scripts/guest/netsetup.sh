@@ -5,7 +5,7 @@
 # (2001:db8::1/2 for IPv6). Exports NETIF REMOTE_IF LOCAL_V4 REMOTE_V4
 # LOCAL_V6 REMOTE_V6 REMOTE_TYPE REMOTE_ARGS, and xdp_pp_remote: run a
 # command in the remote netns with bpffs mounted (ip netns exec remounts
-# /sys, and libxdp needs bpffs).
+# /sys, and libxdp needs bpffs), and xdp_pp_pktgen_setup / xdp_pp_pg.
 
 xdp_pp_netsetup() {
 	local ifs
@@ -40,4 +40,17 @@ xdp_pp_netsetup() {
 
 xdp_pp_remote() {
 	ip netns exec remote sh -c 'mount -t bpf bpf /sys/fs/bpf 2>/dev/null; exec "$@"' sh "$@"
+}
+
+# pktgen on DEV sending 60-byte UDP frames to DST_MAC (port 9); start a run
+# with `xdp_pp_pg DEV "count N"; xdp_pp_pg pgctrl start`.
+xdp_pp_pg() { echo "$2" > "/proc/net/pktgen/$1"; }
+xdp_pp_pktgen_setup() { # DEV DST_MAC
+	local kv
+	xdp_pp_pg kpktgend_0 "rem_device_all"
+	xdp_pp_pg kpktgend_0 "add_device $1"
+	for kv in "pkt_size 60" "delay 0" "dst 192.0.2.1" "dst_mac $2" \
+		  "udp_dst_min 9" "udp_dst_max 9"; do
+		xdp_pp_pg "$1" "$kv"
+	done
 }
