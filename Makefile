@@ -4,7 +4,7 @@
 SHELL := /bin/bash
 S := scripts
 
-.PHONY: all demo test check bench build base-build export setup clean-cache help
+.PHONY: all demo test check bench bench-nic build base-build export setup clean-cache help
 
 all: demo
 
@@ -22,6 +22,9 @@ check: ## all series gates: format, signoff, checkpatch, kdoc, per-patch build, 
 
 bench: ## base vs series benchmark under QEMU icount; table + plot
 	$(S)/bench.sh
+
+bench-nic: ## real NIC, running kernel: NETIF= REMOTE= REMOTE_IF= (see --help)
+	$(S)/bench-nic.sh
 
 build: ## build the series kernel only
 	$(S)/build.sh series

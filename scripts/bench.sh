@@ -17,7 +17,10 @@ scripts/guest/bench.sh, then
 scripts/bench-report.py. Results: $BENCH_OUT (default $CACHE/out/bench):
   bench.md (table), bench.png (ratios), <variant>/bench.txt (raw).
 Environment: REPEATS (5), PACKETS (50000, test_run cases), VPKTS (30000,
-  pktgen into virtio_net),
+  packets per NAPI-cost repeat), BURST (32, pktgen frames per virtqueue
+  kick in the NAPI-cost cases), SECTIONS (run napi profile pp_bench
+  pp_decide: test_run cases, NAPI-cost cases, per-function split of the
+  egress-drop poll, page_pool bench, test module bench),
   BENCH_WALL=1 to add one wall-clock run per kernel (labelled: noise),
   KDIR/BASE as for make test.
 Not a test: `make test` and CI never run it.
@@ -30,6 +33,13 @@ out=${BENCH_OUT:-$CACHE/out/bench}
 tools=$CACHE/tools
 mkdir -p "$out" "$tools"
 gcc -O2 -Wall -static -o "$tools/xdp_pp_run" "$REPO/net-core/bench/xdp_pp_run.c"
+need_tool clang "sudo scripts/setup-host.sh"
+napi_cost_build "$tools" virtnet_poll veth_poll
+napi_cost_build "$tools" -DPLAIN cpu_map_bpf_prog_run
+mkdir -p "$tools/profile"
+napi_cost_build "$tools/profile" -DPLAIN virtnet_poll receive_buf xdp_do_redirect \
+	xdp_do_flush try_fill_recv bq_xmit_all xdp_return_frame_rx_napi xdp_return_frame \
+	xdp_return_frame_bulk page_pool_put_unrefed_netmem page_pool_put_netmem_bulk
 
 builds=()
 for v in base series; do
@@ -43,7 +53,8 @@ run_variant() { # variant build mode
 	rm -rf "$d"
 	VM_ICOUNT=$icount VM_CPUS=1 VM_TOOLS=$tools VM_TIMEOUT=${VM_TIMEOUT:-5400} \
 		"$here/vm.sh" "$build" "$d" env REPEATS="${REPEATS:-5}" \
-		PACKETS="${PACKETS:-50000}" VPKTS="${VPKTS:-30000}" \
+		SECTIONS="${SECTIONS:-run napi profile pp_bench pp_decide}" \
+		PACKETS="${PACKETS:-50000}" VPKTS="${VPKTS:-30000}" BURST="${BURST:-32}" \
 		bash /xdp-pp/scripts/guest/bench.sh > "$d.console" 2>&1 ||
 		{ tail -30 "$d.console" >&2; log "bench: $v ($mode) run failed"; return 1; }
 }

@@ -84,3 +84,16 @@ export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
 export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$CACHE}
 export CCACHE_NOHASHDIR=1
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-10G}
+
+# napi_cost_build OUTDIR [-DPLAIN] FN...: net-core/bench/napi_cost.bpf.c,
+# one object per function (OUTDIR/napi_cost-FN.o).
+napi_cost_build() {
+	local out=$1 plain='' fn
+	shift
+	[ "${1:-}" = -DPLAIN ] && { plain=-DPLAIN; shift; }
+	for fn in "$@"; do
+		clang -O2 -g -target bpf $plain -DPOLL_FN="$fn" \
+			-c "$REPO/net-core/bench/napi_cost.bpf.c" -o "$out/napi_cost-$fn.o" ||
+			die "napi_cost: clang -target bpf failed for $fn"
+	done
+}

@@ -38,7 +38,7 @@ esac
 
 missing=()
 for t in gcc make bc bison flex pahole ccache cpio rsync zstd git python3 \
-	 qemu-system-x86_64 vng debootstrap gnuplot; do
+	 qemu-system-x86_64 vng debootstrap gnuplot clang llc; do
 	command -v "$t" >/dev/null 2>&1 || missing+=("$t")
 done
 [ -f "$LINUX_SOURCE_TARBALL" ] || missing+=("linux-source-$LINUX_SOURCE_SERIES")
@@ -101,7 +101,7 @@ apt-get update -q >/dev/null
 apt-get install -y -q --no-install-recommends \
 	build-essential bc bison flex libelf-dev libssl-dev dwarves ccache \
 	cpio rsync zstd xz-utils python3 python3-ply python3-git git kmod \
-	busybox-static file gnuplot-nox \
+	busybox-static file gnuplot-nox clang llvm \
 	qemu-system-x86 qemu-utils debootstrap \
 	"virtme-ng=$VIRTME_NG_VERSION" \
 	"linux-source-$LINUX_SOURCE_SERIES=$LINUX_SOURCE_VERSION"

@@ -7,6 +7,9 @@ set -uo pipefail
 REPEATS=${REPEATS:-5}
 PACKETS=${PACKETS:-200000}
 OUT=/out/bench.txt
+# SECTIONS: which parts run (all by default)
+SECTIONS=${SECTIONS:-run napi profile pp_bench pp_decide}
+want() { [[ " $SECTIONS " == *" $1 "* ]]; }
 TOOL=/tools/xdp_pp_run
 : > "$OUT"
 . /xdp-pp/scripts/guest/netsetup.sh
@@ -27,13 +30,8 @@ ip link set vC0 up; ip link set vC1 up
 declare -A TGT=([devmap-egress-drop]=vA0 [devmap-xmit-fail]=vB0
 	[devmap-bcast-empty]=vA0 [veth-drop]="vC0 vC1" [cpumap-drop]=vA0 [xdp-drop]=vA0)
 
-stats() { python3 /xdp-pp/scripts/guest/ppstats.py "$NETIF"; }
-delta() { # before after -> "cached=.. ring=.."
-	python3 -c 'import json,sys; b,a=(json.loads(x) for x in sys.argv[1:]); print("cached=%d ring=%d" % (a["cached"]-b["cached"], a["ring"]-b["ring"]))' "$1" "$2"
-}
-
 # 1. synchronous BPF_PROG_TEST_RUN live-frame cases (test_run's pool: ring)
-for c in devmap-egress-drop devmap-xmit-fail devmap-bcast-empty veth-drop cpumap-drop xdp-drop; do
+want run && for c in devmap-egress-drop devmap-xmit-fail devmap-bcast-empty veth-drop cpumap-drop xdp-drop; do
 	# shellcheck disable=SC2086 # TGT holds one or two names
 	$TOOL "$c" 20000 ${TGT[$c]} >/dev/null 2>&1 # warm up
 	for r in $(seq "$REPEATS"); do
@@ -45,43 +43,106 @@ for c in devmap-egress-drop devmap-xmit-fail devmap-bcast-empty veth-drop cpumap
 	ip link set vC1 xdp off 2>/dev/null
 done
 
-# 2. virtio_net loop: pktgen on the second NIC sends to NETIF, which runs
-# the XDP case. One vCPU: pktgen's own elapsed time covers sender and
-# receiver; under icount 1e9/pps is guest instructions per packet of both.
-# (xdp-trafficgen needs an ethtool ioctl virtio_net lacks here.)
+# 2. NAPI-owned cases: pktgen on the second virtio NIC feeds NETIF (or
+# pktgen on vD0 feeds veth vD1). napi_cost (net-core/bench/napi_cost.bpf.c)
+# times the receiver's NAPI polls: under icount, guest instructions per
+# packet spent in the polls, whatever share of the one vCPU the sender
+# takes (pktgen's own rate is sender-bound and only recorded as pps=).
+if want napi; then
 ip netns exec remote ip link set "$REMOTE_IF" netns 1
 ip link set "$REMOTE_IF" up
-mac=$(cat /sys/class/net/"$NETIF"/address)
-xdp_pp_pktgen_setup "$REMOTE_IF" "$mac"
+ip link add vD0 type veth peer name vD1
+ip link set vD0 up; ip link set vD1 up
+. /xdp-pp/scripts/guest/napicost.sh
+napi_cost_load /tools virtnet_poll veth_poll || exit 1
+napi_cost_load /tools cpu_map_bpf_prog_run || exit 1
+SNAP=/xdp-pp/scripts/guest/benchsnap.py
 VPKTS=${VPKTS:-$((PACKETS / 2))}
-virtio_case() { # name, then the xdp-bench arguments
-	local name=$1 r b a rate
-	shift
-	xdp-bench "$@" -i 1 > "/out/xb-$name.log" 2>&1 &
-	local xb=$!
+BURST=${BURST:-32}
+# napi_case NAME SENDER PKTS_IF COST_IFS PP_IF -- XDP_BENCH_ARGS... [-- MORE]
+# MORE: a second xdp-bench (the dropping program on a veth peer).
+napi_case() {
+	local name=$1 tx=$2 pif=$3 cost=$4 ppif=$5 r rate xb xb2=
+	shift 6
+	local args=() more=()
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do args+=("$1"); shift; done
+	[ $# -gt 0 ] && { shift; more=("$@"); }
+	xdp_pp_pktgen_setup "$tx" "$(cat /sys/class/net/"$pif"/address)" "${PKT_SIZE:-60}"
+	# bursts of BURST frames (one virtqueue kick each): the receiver sees
+	# batches of a stable size, whose per-packet cost then repeats within
+	# ~0.5% (without: 5-7%, batch sizes drift with host timing)
+	[ "$tx" = "$REMOTE_IF" ] && xdp_pp_pg "$tx" "burst $BURST"
+	xdp-bench "${args[@]}" -i 1 > "/out/xb-$name.log" 2>&1 &
+	xb=$!
+	if [ ${#more[@]} -gt 0 ]; then
+		xdp-bench "${more[@]}" -i 1 > "/out/xb-$name-2.log" 2>&1 &
+		xb2=$!
+	fi
 	sleep 2
-	xdp_pp_pg "$REMOTE_IF" "count 5000"
+	xdp_pp_pg "$tx" "count 5000"
 	xdp_pp_pg pgctrl start # warm up
 	for r in $(seq "$REPEATS"); do
-		b=$(stats)
-		xdp_pp_pg "$REMOTE_IF" "count $VPKTS"
+		python3 $SNAP snap --pp "$ppif" > /tmp/b.json
+		xdp_pp_pg "$tx" "count $VPKTS"
 		xdp_pp_pg pgctrl start
-		a=$(stats)
-		rate=$(sed -nE 's/^ *([0-9]+)pps .*/\1/p' "/proc/net/pktgen/$REMOTE_IF")
-		echo "case=virtio:$name rep=$r value=$rate unit=pps $(delta "$b" "$a")" >> "$OUT"
+		python3 $SNAP snap --pp "$ppif" > /tmp/a.json
+		rate=$(sed -nE 's/^ *([0-9]+)pps .*/\1/p' "/proc/net/pktgen/$tx")
+		python3 $SNAP line "$name" "$r" /tmp/b.json /tmp/a.json --pkts "$pif" \
+			--cost "$cost" --pp "$ppif" --pps "${rate:-0}" >> "$OUT"
 	done
-	kill -INT "$xb"; wait "$xb" 2>/dev/null
+	kill -INT "$xb" $xb2; wait "$xb" $xb2 2>/dev/null
 }
-virtio_case redirect-map-egress-drop redirect-map -X -A drop "$NETIF" "$NETIF"
-virtio_case redirect-map-veth redirect-map "$NETIF" vA0
-virtio_case drop drop "$NETIF"
-virtio_case tx tx "$NETIF"
-virtio_case pass pass "$NETIF"
-virtio_case redirect-cpu redirect-cpu -c 0 -r drop "$NETIF"
+T=$REMOTE_IF
+napi_case redirect-map-egress-drop "$T" "$NETIF" "$NETIF" "$NETIF" -- redirect-map -X -A drop "$NETIF" "$NETIF"
+# (a) into veth, dropped by XDP on the peer: returns into virtio's pool from veth's NAPI
+napi_case redirect-map-veth-drop "$T" "$NETIF" "$NETIF,vA1" "$NETIF" -- redirect-map "$NETIF" vA0 -- drop vA1
+napi_case drop "$T" "$NETIF" "$NETIF" "$NETIF" -- drop "$NETIF"
+napi_case tx "$T" "$NETIF" "$NETIF" "$NETIF" -- tx "$NETIF"
+napi_case pass "$T" "$NETIF" "$NETIF" "$NETIF" -- pass "$NETIF"
+# cpumap: the kthread's program run (with its drops) is part of the cost
+napi_case redirect-cpu-drop "$T" "$NETIF" "$NETIF,fn:cpu_map_bpf_prog_run" "$NETIF" -- redirect-cpu -c 0 -r drop "$NETIF"
+# (b) veth's own pool: skbs copied for XDP, XDP_PASS, consumed by the stack
+# in veth's NAPI. 1500-byte frames: the copy takes a whole page (small ones
+# share a page as page_pool frags, whose last user is the allocator, not
+# the free path, so no recycle decision would be taken).
+PKT_SIZE=1500 napi_case veth-skb-pass vD0 vD1 vD1 vD1 -- pass vD1
+napi_cost_unload
+fi
+
+# 2b. where the egress-drop poll's instructions go: each function of
+# PROFILE_FNS timed alone (fentry/fexit, -DPLAIN objects) over one pktgen run.
+# Raw figures: every traced call also pays the trampoline between the two
+# timestamps (a constant, ~150 guest instructions here), see README.
+PROFILE_FNS=${PROFILE_FNS:-virtnet_poll receive_buf xdp_do_redirect xdp_do_flush try_fill_recv bq_xmit_all xdp_return_frame_rx_napi xdp_return_frame xdp_return_frame_bulk page_pool_put_unrefed_netmem page_pool_put_netmem_bulk}
+if want profile; then
+	[ -d /sys/class/net/"$REMOTE_IF" ] || { ip netns exec remote ip link set "$REMOTE_IF" netns 1; ip link set "$REMOTE_IF" up; }
+	. /xdp-pp/scripts/guest/napicost.sh
+	xdp_pp_pktgen_setup "$REMOTE_IF" "$(cat /sys/class/net/"$NETIF"/address)"
+	xdp_pp_pg "$REMOTE_IF" "burst ${BURST:-32}"
+	xdp-bench redirect-map -X -A drop "$NETIF" "$NETIF" -i 1 > /out/xb-profile.log 2>&1 &
+	xb=$!
+	sleep 2
+	xdp_pp_pg "$REMOTE_IF" "count 5000"
+	xdp_pp_pg pgctrl start
+	n=${VPKTS:-20000}
+	for fn in $PROFILE_FNS; do
+		napi_cost_unload
+		if ! napi_cost_load /tools/profile "$fn" 2>/dev/null; then
+			echo "profile case=redirect-map-egress-drop fn=$fn absent" >> "$OUT"
+			continue
+		fi
+		xdp_pp_pg "$REMOTE_IF" "count $n"
+		xdp_pp_pg pgctrl start
+		python3 /xdp-pp/scripts/guest/benchsnap.py snap |
+			python3 -c 'import json,sys; d=json.load(sys.stdin)["napi"]; v=d.get("fn:"+sys.argv[1],{"ns":0,"polls":0}); n=int(sys.argv[2]); print("profile case=redirect-map-egress-drop fn=%s calls_per_pkt=%.3f ns_per_pkt=%.1f" % (sys.argv[1], v["polls"]/n, v["ns"]/n))' "$fn" "$n" >> "$OUT"
+	done
+	napi_cost_unload
+	kill -INT "$xb"; wait "$xb" 2>/dev/null
+fi
 
 # 3. page_pool bench module (softirq runs incl. NAPI-aware)
 ko=/variant/kselftest/net/bench/page_pool/bench_page_pool.ko
-if [ -f "$ko" ]; then
+if want pp_bench && [ -f "$ko" ]; then
 	for r in $(seq "$REPEATS"); do
 		n=$(dmesg | wc -l)
 		insmod "$ko" loops=200000 run_flags=0xf2 >/dev/null 2>&1 && rmmod bench_page_pool
@@ -94,7 +155,7 @@ fi
 
 # 4. the test module's bench mode
 ko=/variant/pp_decide/pp_decide_kunit.ko
-if [ -f "$ko" ]; then
+if want pp_decide && [ -f "$ko" ]; then
 	for r in $(seq "$REPEATS"); do
 		n=$(dmesg | wc -l)
 		insmod "$ko" bench=1 >/dev/null 2>&1; rmmod pp_decide_kunit 2>/dev/null

@@ -8,8 +8,10 @@
 # /sys, and libxdp needs bpffs), and xdp_pp_pktgen_setup / xdp_pp_pg.
 
 xdp_pp_netsetup() {
-	local ifs
-	mapfile -t ifs < <(ls /sys/class/net | grep -v '^lo$' | sort)
+	local ifs=() d
+	for d in /sys/class/net/*; do
+		[ "${d##*/}" = lo ] || ifs+=("${d##*/}")
+	done
 	if [ ${#ifs[@]} -lt 2 ]; then
 		echo "netsetup: need two NICs (vng --network loop), found: ${ifs[*]}" >&2
 		return 1
@@ -29,8 +31,8 @@ xdp_pp_netsetup() {
 	export NETIF REMOTE_IF LOCAL_V4=192.0.2.1 REMOTE_V4=192.0.2.2 \
 		LOCAL_V6=2001:db8::1 REMOTE_V6=2001:db8::2 \
 		REMOTE_TYPE=netns REMOTE_ARGS=remote
-	local i
-	for i in $(seq 50); do
+	local _
+	for _ in $(seq 50); do
 		ping -q -c1 -W1 192.0.2.2 >/dev/null 2>&1 && return 0
 		sleep 0.2
 	done
@@ -42,14 +44,14 @@ xdp_pp_remote() {
 	ip netns exec remote sh -c 'mount -t bpf bpf /sys/fs/bpf 2>/dev/null; exec "$@"' sh "$@"
 }
 
-# pktgen on DEV sending 60-byte UDP frames to DST_MAC (port 9); start a run
-# with `xdp_pp_pg DEV "count N"; xdp_pp_pg pgctrl start`.
+# pktgen on DEV sending SIZE-byte (default 60) UDP frames to DST_MAC
+# (port 9); start a run with `xdp_pp_pg DEV "count N"; xdp_pp_pg pgctrl start`.
 xdp_pp_pg() { echo "$2" > "/proc/net/pktgen/$1"; }
-xdp_pp_pktgen_setup() { # DEV DST_MAC
+xdp_pp_pktgen_setup() { # DEV DST_MAC [SIZE]
 	local kv
 	xdp_pp_pg kpktgend_0 "rem_device_all"
 	xdp_pp_pg kpktgend_0 "add_device $1"
-	for kv in "pkt_size 60" "delay 0" "dst 192.0.2.1" "dst_mac $2" \
+	for kv in "pkt_size ${3:-60}" "delay 0" "dst 192.0.2.1" "dst_mac $2" \
 		  "udp_dst_min 9" "udp_dst_max 9"; do
 		xdp_pp_pg "$1" "$kv"
 	done

@@ -1,0 +1,199 @@
+#!/usr/bin/env bash
+# bench-nic.sh - the benchmark matrix on a real NIC, for the running kernel.
+# Run it once booted into the base kernel and once into the series kernel;
+# scripts/bench-report.py then puts the two side by side.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=lib.sh
+. "$here/lib.sh"
+
+usage() {
+	cat <<'U'
+usage: NETIF=<dut if> REMOTE=<ssh host> REMOTE_IF=<its if> scripts/bench-nic.sh
+
+Runs on the device under test (root), booted into the base or the series
+kernel. The traffic generator is xdp-trafficgen on REMOTE (over ssh),
+sending 64-byte UDP frames to NETIF's MAC. For each case, xdp-bench runs
+on NETIF; after WARMUP seconds, REPEATS windows of DURATION seconds each
+give: rx pps (mean of xdp-bench's per-second lines, turned into ns/packet
+= 1e9/pps by the report, as in the RFC thread), the receiver's ns/packet
+inside the driver's NAPI poll (net-core/bench/napi_cost.bpf.c, needs clang
+and bpftool; skipped with a note otherwise) and the page_pool recycle
+counters of NETIF (cached vs ring).
+Cases: redirect-map-egress-drop (xdp-bench redirect-map -X -A drop NETIF
+OUT_IF), drop, pass, tx, redirect-cpu-drop (cpumap, -r drop),
+redirect-map-veth-drop (into a veth pair whose peer drops), and when OUT_IF
+is another port redirect-map-xmit (forwarded; frames return at OUT_IF's TX
+completion).
+Results: $BENCH_OUT/<label>-nic/bench.txt, label = LABEL or detected
+(base when the kernel still exports xdp_return_frame_rx_napi, else series).
+With both labels present, `scripts/bench-report.py $BENCH_OUT` prints the
+table (bench.md) and plot.
+Environment: NETIF, REMOTE, REMOTE_IF (required); OUT_IF (NETIF),
+  REMOTE_SH (ssh -o BatchMode=yes $REMOTE: how to run a command on the
+  generator), TG_THREADS (1), TG_ARGS (more xdp-trafficgen options, e.g.
+  "-a <dut-ipv6>"), PKT_SIZE (64), REPEATS (5), DURATION (10),
+  WARMUP (3), CASES (all), POLL_FN (from the driver: mlx5e_napi_poll,
+  i40e_napi_poll, mvneta_poll, virtnet_poll, veth_poll), KSRC (a kernel
+  tree for ynl page-pool stats; else ethtool -S), BENCH_OUT
+  ($CACHE/out/bench-nic), LABEL, NAPI_COST_OBJS (a dir of prebuilt
+  napi_cost-<fn>.o instead of clang here), TRAFFICGEN=pktgen (generator-side pktgen
+  instead of xdp-trafficgen, for NICs or VMs where xdp-trafficgen cannot run).
+Exit: 0 done, 1 error, 4 skipped (no NETIF/REMOTE).
+U
+}
+case "${1:-}" in -h|--help) usage; exit 0 ;; esac
+if [ -z "${NETIF:-}" ] || [ -z "${REMOTE:-}${REMOTE_SH:-}" ] || [ -z "${REMOTE_IF:-}" ]; then
+	log "bench-nic: set NETIF, REMOTE (or REMOTE_SH) and REMOTE_IF (see --help); skipped"
+	exit 4
+fi
+[ "$(id -u)" = 0 ] || die "bench-nic: run as root (XDP programs, BPF tracing)"
+[ -d "/sys/class/net/$NETIF" ] || die "bench-nic: no netdev $NETIF here"
+need_tool xdp-bench "apt-get install xdp-tools (>= 1.5 for -A drop)"
+need_tool ethtool "apt-get install ethtool"
+REMOTE_SH=${REMOTE_SH:-ssh -o BatchMode=yes $REMOTE}
+OUT_IF=${OUT_IF:-$NETIF}
+REPEATS=${REPEATS:-5} DURATION=${DURATION:-10} WARMUP=${WARMUP:-3}
+PKT_SIZE=${PKT_SIZE:-64} TG_THREADS=${TG_THREADS:-1}
+cases="redirect-map-egress-drop drop pass tx redirect-cpu-drop redirect-map-veth-drop"
+# forwarding to another port: returns at OUT_IF's TX completion (i40e: patch 0013)
+[ "$OUT_IF" != "$NETIF" ] && cases="$cases redirect-map-xmit"
+CASES=${CASES:-$cases}
+# shellcheck disable=SC2086 # REMOTE_SH is a command line
+rsh() { $REMOTE_SH "$@"; }
+if [ "${TRAFFICGEN:-xdp-trafficgen}" = xdp-trafficgen ]; then
+	rsh command -v xdp-trafficgen >/dev/null ||
+		die "bench-nic: no xdp-trafficgen on the generator ($REMOTE_SH); install xdp-tools there or set TRAFFICGEN=pktgen"
+fi
+
+if [ -z "${LABEL:-}" ]; then
+	if grep -qw xdp_return_frame_rx_napi /proc/kallsyms; then LABEL=base; else LABEL=series; fi
+fi
+out=${BENCH_OUT:-$CACHE/out/bench-nic}/$LABEL-nic
+mkdir -p "$out"
+res=$out/bench.txt
+: > "$res"
+echo "# kernel $(uname -r) label $LABEL netif $NETIF driver $(ethtool -i "$NETIF" | awk '/^driver:/{print $2}') $(date -u +%FT%TZ)" >> "$res"
+log "bench-nic: $LABEL kernel $(uname -r), results in $out"
+
+# receiver cost inside the NAPI poll
+drv=$(ethtool -i "$NETIF" | awk '/^driver:/{print $2}')
+case "$drv" in
+mlx5_core) fn=mlx5e_napi_poll ;;
+i40e) fn=i40e_napi_poll ;;
+mvneta) fn=mvneta_poll ;;
+virtio_net) fn=virtnet_poll ;;
+veth) fn=veth_poll ;;
+*) fn= ;;
+esac
+POLL_FN=${POLL_FN:-$fn}
+napi=0
+. "$REPO/scripts/guest/napicost.sh"
+objs=${NAPI_COST_OBJS:-}
+if [ -z "$objs" ] && [ -n "$POLL_FN" ] && command -v clang >/dev/null; then
+	objs=$out
+	napi_cost_build "$objs" "$POLL_FN" veth_poll
+fi
+if [ -n "$objs" ] && [ -n "$POLL_FN" ] && command -v bpftool >/dev/null; then
+	if napi_cost_load "$objs" "$POLL_FN" veth_poll; then
+		napi=1
+		trap napi_cost_unload EXIT
+	fi
+fi
+[ "$napi" = 1 ] || { log "bench-nic: no NAPI cost (need POLL_FN, clang or NAPI_COST_OBJS, bpftool)"; echo "# no napi cost" >> "$res"; }
+
+mac=$(cat "/sys/class/net/$NETIF/address")
+tg_pid=
+tg_start() {
+	if [ "${TRAFFICGEN:-xdp-trafficgen}" = pktgen ]; then
+		rsh sh -c "cd /proc/net/pktgen && echo rem_device_all > kpktgend_0 &&
+			echo 'add_device $REMOTE_IF' > kpktgend_0 &&
+			for kv in 'pkt_size $((PKT_SIZE - 4))' 'count 0' 'delay 0' 'dst 198.18.0.1' \
+				'dst_mac $mac' 'udp_dst_min 9' 'udp_dst_max 9'; do echo \"\$kv\" > $REMOTE_IF; done &&
+			echo start > pgctrl" >/dev/null 2>&1 &
+	else
+		# shellcheck disable=SC2086 # TG_ARGS: extra generator options
+		rsh xdp-trafficgen udp -m "$mac" -s "$PKT_SIZE" -t "$TG_THREADS" ${TG_ARGS:-} \
+			"$REMOTE_IF" >/dev/null 2>&1 &
+	fi
+	tg_pid=$!
+}
+tg_stop() {
+	if [ "${TRAFFICGEN:-xdp-trafficgen}" = pktgen ]; then
+		rsh sh -c 'echo stop > /proc/net/pktgen/pgctrl' >/dev/null 2>&1 || true
+	else
+		rsh pkill -INT xdp-trafficgen >/dev/null 2>&1 || true
+	fi
+	kill "$tg_pid" 2>/dev/null || true
+	wait "$tg_pid" 2>/dev/null || true
+}
+rate() { # xdp-bench log, first line, last line: mean top-level rx/s
+	sed -n "$2,$3p" "$1" | sed -nE 's/^[^ ].* ([0-9][0-9,]*) rx\/s.*/\1/p' | tr -d , |
+		awk '{s += $1; n++} END {if (n) printf "%.0f", s / n; else print 0}'
+}
+
+veth=0
+nic_case() { # name, xdp-bench arguments [-- second xdp-bench]
+	local name=$1 r l0 l1 pps cost=$NETIF xb xb2='' args=() more=()
+	shift
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do args+=("$1"); shift; done
+	[ $# -gt 0 ] && { shift; more=("$@"); cost="$NETIF,$(echo "${more[@]}" | awk '{print $NF}')"; }
+	log "bench-nic: $name"
+	xdp-bench "${args[@]}" -i 1 > "$out/xb-$name.log" 2>&1 &
+	xb=$!
+	if [ ${#more[@]} -gt 0 ]; then
+		xdp-bench "${more[@]}" -i 1 > "$out/xb-$name-2.log" 2>&1 &
+		xb2=$!
+	fi
+	sleep 1
+	kill -0 "$xb" 2>/dev/null || { echo "# $name: xdp-bench failed: $(tail -3 "$out/xb-$name.log" | tr '\n' ' ')" >> "$res"; return 0; }
+	tg_start
+	sleep "$WARMUP"
+	for r in $(seq "$REPEATS"); do
+		python3 "$REPO/scripts/guest/benchsnap.py" snap --pp "$NETIF" > "$out/.b.json"
+		l0=$(wc -l < "$out/xb-$name.log")
+		sleep "$DURATION"
+		l1=$(wc -l < "$out/xb-$name.log")
+		python3 "$REPO/scripts/guest/benchsnap.py" snap --pp "$NETIF" > "$out/.a.json"
+		pps=$(rate "$out/xb-$name.log" $((l0 + 1)) "$l1")
+		python3 - "$name" "$r" "$pps" "$out/.b.json" "$out/.a.json" "$NETIF" >> "$res" <<'P'
+import json, sys
+name, rep, pps, b, a, ifn = sys.argv[1:]
+b, a = json.load(open(b))['pp'].get(ifn), json.load(open(a))['pp'].get(ifn)
+c = r = '-'
+if a and b and a['pools']:
+    c, r = a['cached'] - b['cached'], a['ring'] - b['ring']
+print(f'case=nic:{name} rep={rep} value={pps} unit=pps cached={c} ring={r}')
+P
+		if [ "$napi" = 1 ]; then
+			python3 "$REPO/scripts/guest/benchsnap.py" line "$name" "$r" "$out/.b.json" "$out/.a.json" \
+				--pkts "$NETIF" --cost "$cost" --pp "$NETIF" --pps "$pps" >> "$res" || true
+		fi
+	done
+	tg_stop
+	kill -INT "$xb" $xb2 2>/dev/null || true
+	wait "$xb" $xb2 2>/dev/null || true
+}
+
+for c in $CASES; do
+	case "$c" in
+	redirect-map-egress-drop) nic_case "$c" redirect-map -X -A drop "$NETIF" "$OUT_IF" ;;
+	redirect-map-xmit) nic_case "$c" redirect-map "$NETIF" "$OUT_IF" ;;
+	drop|pass|tx) nic_case "$c" "$c" "$NETIF" ;;
+	redirect-cpu-drop) nic_case "$c" redirect-cpu -c 0 -r drop "$NETIF" ;;
+	redirect-map-veth-drop)
+		if [ "$veth" = 0 ]; then
+			ip link add xppv0 type veth peer name xppv1
+			ip link set xppv0 up; ip link set xppv1 up
+			veth=1
+		fi
+		nic_case "$c" redirect-map "$NETIF" xppv0 -- drop xppv1 ;;
+	*) die "bench-nic: unknown case $c" ;;
+	esac
+done
+[ "$veth" = 1 ] && ip link del xppv0
+echo "# done" >> "$res"
+log "bench-nic: $res"
+if [ -f "${out%/*}/base-nic/bench.txt" ] && [ -f "${out%/*}/series-nic/bench.txt" ]; then
+	python3 "$here/bench-report.py" "${out%/*}" || true
+fi
