@@ -2,8 +2,9 @@
 # vm.sh - boot a built kernel under QEMU (virtme-ng, TCG) with the guest
 # root, two virtio NICs wired back to back, and run one command in it.
 #
-# The console goes to $OUT/console.log. A VM that panics or hangs is
-# stopped (timeout) and the last 50 console lines are shown.
+# The console goes to $OUT/console.log; the terminal shows it from the
+# guest's first line on, without kernel messages. A VM that panics or
+# hangs is stopped (timeout) and the last 50 console lines are shown.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=lib.sh
@@ -56,7 +57,8 @@ timeout --kill-after=30 "${VM_TIMEOUT:-1800}" \
 	--rodir /xdp-pp="$REPO" --rodir /variant="$(dirname "$build")" \
 	--rwdir /out="$out" --rodir /tools="$tools" "${qopts[@]}" \
 	--exec "bash /xdp-pp/scripts/guest/init.sh $cmd" \
-	< /dev/null 2>&1 | tee "$console" | grep --line-buffered -vE '^\[ *[0-9]+\.[0-9]+\]'
+	< /dev/null 2>&1 | tee "$console" |
+	awk '/xdp-pp: guest up/ { on = 1 } on && !/^\[ *[0-9]+\.[0-9]+\]/ { print; fflush() }'
 rc=${PIPESTATUS[0]}
 set -e
 if [ "$rc" != 124 ] && [ "$rc" != 137 ]; then

@@ -7,6 +7,9 @@ mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
 mountpoint -q /sys/kernel/tracing 2>/dev/null || mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null || true
 ulimit -l unlimited
 dmesg -n 1 2>/dev/null || true
+# scripts/vm.sh shows the console from this line on (boot lines stay in
+# console.log)
+echo "xdp-pp: guest up ($(uname -r))"
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 # vng's exit-code channel needs udev-made /dev/virtio-ports links, which
 # this guest root has not: hand the command's status back through /out.
