@@ -36,9 +36,10 @@ Environment: NETIF, REMOTE, REMOTE_IF (required); OUT_IF (NETIF),
   WARMUP (3), CASES (all), POLL_FN (from the driver: mlx5e_napi_poll,
   i40e_napi_poll, mvneta_poll, virtnet_poll, veth_poll), KSRC (a kernel
   tree for ynl page-pool stats; else ethtool -S), BENCH_OUT
-  ($CACHE/out/bench-nic), LABEL, NAPI_COST_OBJS (a dir of prebuilt
-  napi_cost-<fn>.o instead of clang here), TRAFFICGEN=pktgen (generator-side pktgen
-  instead of xdp-trafficgen, for NICs or VMs where xdp-trafficgen cannot run).
+  ($CACHE/out/bench-nic), LABEL, NIC_NOTE (a note for the report title),
+  NAPI_COST_OBJS (a dir of prebuilt napi_cost-<fn>.o instead of clang
+  here), TRAFFICGEN=pktgen (generator-side pktgen instead of
+  xdp-trafficgen, for NICs or VMs where xdp-trafficgen cannot run).
 Exit: 0 done, 1 error, 4 skipped (no NETIF/REMOTE).
 U
 }
@@ -74,6 +75,7 @@ mkdir -p "$out"
 res=$out/bench.txt
 : > "$res"
 echo "# kernel $(uname -r) label $LABEL netif $NETIF driver $(ethtool -i "$NETIF" | awk '/^driver:/{print $2}') $(date -u +%FT%TZ)" >> "$res"
+[ -n "${NIC_NOTE:-}" ] && echo "# note: $NIC_NOTE" >> "$res"
 log "bench-nic: $LABEL kernel $(uname -r), results in $out"
 
 # receiver cost inside the NAPI poll
@@ -88,7 +90,7 @@ veth) fn=veth_poll ;;
 esac
 POLL_FN=${POLL_FN:-$fn}
 napi=0
-. "$REPO/scripts/guest/napicost.sh"
+. "$REPO/scripts/guest/benchlib.sh"
 objs=${NAPI_COST_OBJS:-}
 if [ -z "$objs" ] && [ -n "$POLL_FN" ] && command -v clang >/dev/null; then
 	objs=$out
@@ -134,19 +136,14 @@ rate() { # xdp-bench log, first line, last line: mean top-level rx/s
 
 veth=0
 nic_case() { # name, xdp-bench arguments [-- second xdp-bench]
-	local name=$1 r l0 l1 pps cost=$NETIF xb xb2='' args=() more=()
+	local name=$1 r l0 l1 pps cost=$NETIF
 	shift
-	while [ $# -gt 0 ] && [ "$1" != -- ]; do args+=("$1"); shift; done
-	[ $# -gt 0 ] && { shift; more=("$@"); cost="$NETIF,$(echo "${more[@]}" | awk '{print $NF}')"; }
+	# a second xdp-bench (the veth peer's): its device's polls count too
+	[[ " $* " == *" -- "* ]] && cost="$NETIF,${*: -1}"
 	log "bench-nic: $name"
-	xdp-bench "${args[@]}" -i 1 > "$out/xb-$name.log" 2>&1 &
-	xb=$!
-	if [ ${#more[@]} -gt 0 ]; then
-		xdp-bench "${more[@]}" -i 1 > "$out/xb-$name-2.log" 2>&1 &
-		xb2=$!
-	fi
+	xdp_bench_start "$out/xb-$name.log" "$@"
 	sleep 1
-	kill -0 "$xb" 2>/dev/null || { echo "# $name: xdp-bench failed: $(tail -3 "$out/xb-$name.log" | tr '\n' ' ')" >> "$res"; return 0; }
+	kill -0 "${XB_PIDS%% *}" 2>/dev/null || { echo "# $name: xdp-bench failed: $(tail -3 "$out/xb-$name.log" | tr '\n' ' ')" >> "$res"; return 0; }
 	tg_start
 	sleep "$WARMUP"
 	for r in $(seq "$REPEATS"); do
@@ -171,8 +168,7 @@ P
 		fi
 	done
 	tg_stop
-	kill -INT "$xb" $xb2 2>/dev/null || true
-	wait "$xb" $xb2 2>/dev/null || true
+	xdp_bench_stop
 }
 
 for c in $CASES; do

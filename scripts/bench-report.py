@@ -53,6 +53,14 @@ def load(path):
     return res
 
 
+def nic_note(path):
+    if os.path.exists(path):
+        for line in open(path):
+            if line.startswith('# note: '):
+                return line[len('# note: '):].strip()
+    return None
+
+
 def load_profile(path):
     res = {}
     if os.path.exists(path):
@@ -168,6 +176,11 @@ def main():
         rows, ok = table(out, mode)
         if not rows:
             continue
+        if mode == 'nic':
+            note = nic_note(os.path.join(out, 'base-nic', 'bench.txt'))
+            if note:
+                title = f'scripts/bench-nic.sh, {note} (ns/pkt = 1e9/pps; napi: rows are NAPI poll cost)'
+
         det_ok &= ok
         md.append(f'### {title}\n')
         md.append('| case | unit | base median (spread) | series median (spread) | series/base | verdict | cached share base / series | n |')
@@ -210,7 +223,7 @@ def main():
         with open(dat, 'w') as f:
             for i, (case, ratio, noise) in enumerate(plot_rows):
                 f.write(f'{i} "{case}" {ratio:.4f} {noise:.4f}\n')
-        gp = f'''set terminal pngcairo size 1200,600
+        gp = f'''set terminal pngcairo noenhanced size 1400,650
 set output "{os.path.join(out, 'bench.png')}"
 set title "series / base, cost per packet or op (lower is better)"
 set style fill solid 0.6

@@ -22,6 +22,8 @@ Environment: REPEATS (5), PACKETS (50000, test_run cases), VPKTS (30000,
   pp_decide: test_run cases, NAPI-cost cases, per-function split of the
   egress-drop poll, page_pool bench, test module bench),
   BENCH_WALL=1 to add one wall-clock run per kernel (labelled: noise),
+  BENCH_NIC_VM=1 to also run scripts/bench-nic.sh (the real-NIC mode)
+  inside each VM against the virtio loop (a check of that path),
   KDIR/BASE as for make test.
 Not a test: `make test` and CI never run it.
 U
@@ -51,6 +53,20 @@ run_variant() { # variant build mode
 	local v=$1 build=$2 mode=$3 d=$out/$1-$3 icount=1
 	[ "$mode" = wall ] && icount=0
 	rm -rf "$d"
+	if [ "$mode" = nicvm ]; then
+		# scripts/bench-nic.sh in the VM: its results land in
+		# $d/<label>-nic; the label it detects must be this variant's
+		VM_ICOUNT=1 VM_CPUS=1 VM_TOOLS=$tools VM_TIMEOUT=${VM_TIMEOUT:-5400} \
+			"$here/vm.sh" "$build" "$d" env \
+			NIC_NOTE="VM: virtio_net loop, pktgen in a netns, QEMU -icount shift=0" \
+			bash /xdp-pp/scripts/guest/bench-nic-vm.sh > "$d.console" 2>&1 ||
+			{ tail -30 "$d.console" >&2; log "bench: $v (nicvm) run failed"; return 1; }
+		[ -f "$d/$v-nic/bench.txt" ] ||
+			{ log "bench: bench-nic.sh in the $v VM did not label its run $v"; return 1; }
+		rm -rf "$out/$v-nic"
+		mv "$d/$v-nic" "$out/$v-nic"
+		return 0
+	fi
 	VM_ICOUNT=$icount VM_CPUS=1 VM_TOOLS=$tools VM_TIMEOUT=${VM_TIMEOUT:-5400} \
 		"$here/vm.sh" "$build" "$d" env REPEATS="${REPEATS:-5}" \
 		SECTIONS="${SECTIONS:-run napi profile pp_bench pp_decide}" \
@@ -58,7 +74,7 @@ run_variant() { # variant build mode
 		bash /xdp-pp/scripts/guest/bench.sh > "$d.console" 2>&1 ||
 		{ tail -30 "$d.console" >&2; log "bench: $v ($mode) run failed"; return 1; }
 }
-for mode in icount ${BENCH_WALL:+wall}; do
+for mode in icount ${BENCH_WALL:+wall} ${BENCH_NIC_VM:+nicvm}; do
 	pids=()
 	i=0
 	for v in base series; do

@@ -53,7 +53,7 @@ ip netns exec remote ip link set "$REMOTE_IF" netns 1
 ip link set "$REMOTE_IF" up
 ip link add vD0 type veth peer name vD1
 ip link set vD0 up; ip link set vD1 up
-. /xdp-pp/scripts/guest/napicost.sh
+. /xdp-pp/scripts/guest/benchlib.sh
 napi_cost_load /tools virtnet_poll veth_poll || exit 1
 napi_cost_load /tools cpu_map_bpf_prog_run || exit 1
 SNAP=/xdp-pp/scripts/guest/benchsnap.py
@@ -62,22 +62,14 @@ BURST=${BURST:-32}
 # napi_case NAME SENDER PKTS_IF COST_IFS PP_IF -- XDP_BENCH_ARGS... [-- MORE]
 # MORE: a second xdp-bench (the dropping program on a veth peer).
 napi_case() {
-	local name=$1 tx=$2 pif=$3 cost=$4 ppif=$5 r rate xb xb2=
+	local name=$1 tx=$2 pif=$3 cost=$4 ppif=$5 r rate
 	shift 6
-	local args=() more=()
-	while [ $# -gt 0 ] && [ "$1" != -- ]; do args+=("$1"); shift; done
-	[ $# -gt 0 ] && { shift; more=("$@"); }
 	xdp_pp_pktgen_setup "$tx" "$(cat /sys/class/net/"$pif"/address)" "${PKT_SIZE:-60}"
 	# bursts of BURST frames (one virtqueue kick each): the receiver sees
 	# batches of a stable size, whose per-packet cost then repeats within
 	# ~0.5% (without: 5-7%, batch sizes drift with host timing)
 	[ "$tx" = "$REMOTE_IF" ] && xdp_pp_pg "$tx" "burst $BURST"
-	xdp-bench "${args[@]}" -i 1 > "/out/xb-$name.log" 2>&1 &
-	xb=$!
-	if [ ${#more[@]} -gt 0 ]; then
-		xdp-bench "${more[@]}" -i 1 > "/out/xb-$name-2.log" 2>&1 &
-		xb2=$!
-	fi
+	xdp_bench_start "/out/xb-$name.log" "$@"
 	sleep 2
 	xdp_pp_pg "$tx" "count 5000"
 	xdp_pp_pg pgctrl start # warm up
@@ -90,7 +82,7 @@ napi_case() {
 		python3 $SNAP line "$name" "$r" /tmp/b.json /tmp/a.json --pkts "$pif" \
 			--cost "$cost" --pp "$ppif" --pps "${rate:-0}" >> "$OUT"
 	done
-	kill -INT "$xb" $xb2; wait "$xb" $xb2 2>/dev/null
+	xdp_bench_stop
 }
 T=$REMOTE_IF
 napi_case redirect-map-egress-drop "$T" "$NETIF" "$NETIF" "$NETIF" -- redirect-map -X -A drop "$NETIF" "$NETIF"
@@ -116,11 +108,10 @@ fi
 PROFILE_FNS=${PROFILE_FNS:-virtnet_poll receive_buf xdp_do_redirect xdp_do_flush try_fill_recv bq_xmit_all xdp_return_frame_rx_napi xdp_return_frame xdp_return_frame_bulk page_pool_put_unrefed_netmem page_pool_put_netmem_bulk}
 if want profile; then
 	[ -d /sys/class/net/"$REMOTE_IF" ] || { ip netns exec remote ip link set "$REMOTE_IF" netns 1; ip link set "$REMOTE_IF" up; }
-	. /xdp-pp/scripts/guest/napicost.sh
+	. /xdp-pp/scripts/guest/benchlib.sh
 	xdp_pp_pktgen_setup "$REMOTE_IF" "$(cat /sys/class/net/"$NETIF"/address)"
 	xdp_pp_pg "$REMOTE_IF" "burst ${BURST:-32}"
-	xdp-bench redirect-map -X -A drop "$NETIF" "$NETIF" -i 1 > /out/xb-profile.log 2>&1 &
-	xb=$!
+	xdp_bench_start /out/xb-profile.log redirect-map -X -A drop "$NETIF" "$NETIF"
 	sleep 2
 	xdp_pp_pg "$REMOTE_IF" "count 5000"
 	xdp_pp_pg pgctrl start
@@ -137,7 +128,7 @@ if want profile; then
 			python3 -c 'import json,sys; d=json.load(sys.stdin)["napi"]; v=d.get("fn:"+sys.argv[1],{"ns":0,"polls":0}); n=int(sys.argv[2]); print("profile case=redirect-map-egress-drop fn=%s calls_per_pkt=%.3f ns_per_pkt=%.1f" % (sys.argv[1], v["polls"]/n, v["ns"]/n))' "$fn" "$n" >> "$OUT"
 	done
 	napi_cost_unload
-	kill -INT "$xb"; wait "$xb" 2>/dev/null
+	xdp_bench_stop
 fi
 
 # 3. page_pool bench module (softirq runs incl. NAPI-aware)
