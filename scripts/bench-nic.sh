@@ -99,7 +99,6 @@ fi
 if [ -n "$objs" ] && [ -n "$POLL_FN" ] && command -v bpftool >/dev/null; then
 	if napi_cost_load "$objs" "$POLL_FN" veth_poll; then
 		napi=1
-		trap napi_cost_unload EXIT
 	fi
 fi
 [ "$napi" = 1 ] || { log "bench-nic: no NAPI cost (need POLL_FN, clang or NAPI_COST_OBJS, bpftool)"; echo "# no napi cost" >> "$res"; }
@@ -135,6 +134,17 @@ rate() { # xdp-bench log, first line, last line: mean top-level rx/s
 }
 
 veth=0
+XB_PIDS=
+# whatever happens: generator stopped, xdp-bench stopped, probes and the
+# veth pair gone (the DUT's own settings are not touched)
+cleanup() {
+	[ -n "$tg_pid" ] && tg_stop
+	[ -n "$XB_PIDS" ] && xdp_bench_stop
+	[ "$napi" = 1 ] && napi_cost_unload
+	[ "$veth" = 1 ] && ip link del xppv0 2>/dev/null
+	return 0
+}
+trap cleanup EXIT
 nic_case() { # name, xdp-bench arguments [-- second xdp-bench]
 	local name=$1 r l0 l1 pps cost=$NETIF
 	shift
@@ -143,7 +153,7 @@ nic_case() { # name, xdp-bench arguments [-- second xdp-bench]
 	log "bench-nic: $name"
 	xdp_bench_start "$out/xb-$name.log" "$@"
 	sleep 1
-	kill -0 "${XB_PIDS%% *}" 2>/dev/null || { echo "# $name: xdp-bench failed: $(tail -3 "$out/xb-$name.log" | tr '\n' ' ')" >> "$res"; return 0; }
+	kill -0 "${XB_PIDS%% *}" 2>/dev/null || { echo "# $name: xdp-bench failed: $(tail -3 "$out/xb-$name.log" | tr '\n' ' ')" >> "$res"; xdp_bench_stop; XB_PIDS=; return 0; }
 	tg_start
 	sleep "$WARMUP"
 	for r in $(seq "$REPEATS"); do
@@ -168,7 +178,9 @@ P
 		fi
 	done
 	tg_stop
+	tg_pid=
 	xdp_bench_stop
+	XB_PIDS=
 }
 
 for c in $CASES; do
@@ -187,7 +199,6 @@ for c in $CASES; do
 	*) die "bench-nic: unknown case $c" ;;
 	esac
 done
-[ "$veth" = 1 ] && ip link del xppv0
 echo "# done" >> "$res"
 log "bench-nic: $res"
 if [ -f "${out%/*}/base-nic/bench.txt" ] && [ -f "${out%/*}/series-nic/bench.txt" ]; then
