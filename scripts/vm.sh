@@ -67,7 +67,8 @@ if [ "$rc" != 124 ] && [ "$rc" != 137 ]; then
 		rc=$(cat "$out/.vm-rc")
 		rm -f "$out/.vm-rc"
 	else
-		log "vm: the guest command did not finish (no exit status)"
+		log "vm: the guest command did not finish (no exit status); last console lines:"
+		tail -30 "$console" >&2
 		rc=1
 	fi
 fi
