@@ -78,26 +78,33 @@ echo "# kernel $(uname -r) label $LABEL netif $NETIF driver $(ethtool -i "$NETIF
 [ -n "${NIC_NOTE:-}" ] && echo "# note: $NIC_NOTE" >> "$res"
 log "bench-nic: $LABEL kernel $(uname -r), results in $out"
 
-# receiver cost inside the NAPI poll
-drv=$(ethtool -i "$NETIF" | awk '/^driver:/{print $2}')
-case "$drv" in
-mlx5_core) fn=mlx5e_napi_poll ;;
-i40e) fn=i40e_napi_poll ;;
-mvneta) fn=mvneta_poll ;;
-virtio_net) fn=virtnet_poll ;;
-veth) fn=veth_poll ;;
-*) fn= ;;
-esac
-POLL_FN=${POLL_FN:-$fn}
+# receiver cost inside the NAPI polls: NETIF's driver, OUT_IF's (frames
+# forwarded there return at its TX completion), veth's, and cpumap's
+# program run (-DPLAIN: a function, not a poll)
+poll_fn() { # netdev -> its driver's NAPI poll function
+	case "$(ethtool -i "$1" 2>/dev/null | awk '/^driver:/{print $2}')" in
+	mlx5_core) echo mlx5e_napi_poll ;;
+	i40e) echo i40e_napi_poll ;;
+	mvneta) echo mvneta_poll ;;
+	virtio_net) echo virtnet_poll ;;
+	veth) echo veth_poll ;;
+	esac
+}
+POLL_FN=${POLL_FN:-$(poll_fn "$NETIF")}
+fns=$(printf '%s\n' "$POLL_FN" "$(poll_fn "$OUT_IF")" veth_poll | awk 'NF && !seen[$0]++')
 napi=0
+modprobe veth 2>/dev/null || true	# veth_poll must be in BTF to attach
 . "$REPO/scripts/guest/benchlib.sh"
 objs=${NAPI_COST_OBJS:-}
 if [ -z "$objs" ] && [ -n "$POLL_FN" ] && command -v clang >/dev/null; then
 	objs=$out
-	napi_cost_build "$objs" "$POLL_FN" veth_poll
+	# shellcheck disable=SC2086 # fns: a list
+	( napi_cost_build "$objs" $fns && napi_cost_build "$objs" -DPLAIN cpu_map_bpf_prog_run ) ||
+		objs=
 fi
 if [ -n "$objs" ] && [ -n "$POLL_FN" ] && command -v bpftool >/dev/null; then
-	if napi_cost_load "$objs" "$POLL_FN" veth_poll; then
+	# shellcheck disable=SC2086
+	if napi_cost_load "$objs" $fns cpu_map_bpf_prog_run; then
 		napi=1
 	fi
 fi
@@ -105,32 +112,59 @@ fi
 
 mac=$(cat "/sys/class/net/$NETIF/address")
 tg_pid=
+# the generator side: a script on the remote shell's stdin (ssh joins
+# its arguments into one string, so no sh -c quoting)
+pktgen_script() {
+	cat <<S
+modprobe pktgen 2>/dev/null
+cd /proc/net/pktgen || exit 1
+echo rem_device_all > kpktgend_0
+echo "add_device $REMOTE_IF" > kpktgend_0
+for kv in "pkt_size $((PKT_SIZE - 4))" "count 0" "delay 0" "dst 198.18.0.1" \
+	  "dst_mac $mac" "udp_dst_min 9" "udp_dst_max 9"; do
+	echo "\$kv" > "$REMOTE_IF"
+done
+echo start > pgctrl
+S
+}
 tg_start() {
 	if [ "${TRAFFICGEN:-xdp-trafficgen}" = pktgen ]; then
-		rsh sh -c "cd /proc/net/pktgen && echo rem_device_all > kpktgend_0 &&
-			echo 'add_device $REMOTE_IF' > kpktgend_0 &&
-			for kv in 'pkt_size $((PKT_SIZE - 4))' 'count 0' 'delay 0' 'dst 198.18.0.1' \
-				'dst_mac $mac' 'udp_dst_min 9' 'udp_dst_max 9'; do echo \"\$kv\" > $REMOTE_IF; done &&
-			echo start > pgctrl" >/dev/null 2>&1 &
+		pktgen_script | rsh sh >/dev/null 2>&1 &
 	else
 		# shellcheck disable=SC2086 # TG_ARGS: extra generator options
 		rsh xdp-trafficgen udp -m "$mac" -s "$PKT_SIZE" -t "$TG_THREADS" ${TG_ARGS:-} \
-			"$REMOTE_IF" >/dev/null 2>&1 &
+			"$REMOTE_IF" < /dev/null >/dev/null 2>&1 &
 	fi
 	tg_pid=$!
 }
 tg_stop() {
 	if [ "${TRAFFICGEN:-xdp-trafficgen}" = pktgen ]; then
-		rsh sh -c 'echo stop > /proc/net/pktgen/pgctrl' >/dev/null 2>&1 || true
+		echo 'echo stop > /proc/net/pktgen/pgctrl' | rsh sh >/dev/null 2>&1 || true
 	else
-		rsh pkill -INT xdp-trafficgen >/dev/null 2>&1 || true
+		rsh pkill -INT xdp-trafficgen < /dev/null >/dev/null 2>&1 || true
 	fi
 	kill "$tg_pid" 2>/dev/null || true
 	wait "$tg_pid" 2>/dev/null || true
 }
 rate() { # xdp-bench log, first line, last line: mean top-level rx/s
-	sed -n "$2,$3p" "$1" | sed -nE 's/^[^ ].* ([0-9][0-9,]*) rx\/s.*/\1/p' | tr -d , |
-		awk '{s += $1; n++} END {if (n) printf "%.0f", s / n; else print 0}'
+	# xdp-bench prints "%-23s%'10.0f rx/s": a long label and a big rate
+	# touch ("enp1s0f0np0->enp1s0f0np014,435,123 rx/s"), so the label is
+	# cut off by name (Summary, NETIF->target) before reading the number.
+	sed -n "$2,$3p" "$1" | python3 -c '
+import re, sys
+labels = sorted(sys.argv[1:], key=len, reverse=True)
+vals = []
+for line in sys.stdin:
+    if line[:1].isspace() or " rx/s" not in line:
+        continue
+    rest = next((line[len(l):] for l in labels if line.startswith(l)), None)
+    if rest is None:
+        rest = line.split(None, 1)[1] if " " in line.strip() else ""
+    m = re.match(r"\s*([0-9][0-9,]*) rx/s", rest)
+    if m:
+        vals.append(float(m.group(1).replace(",", "")))
+print("%.0f" % (sum(vals) / len(vals)) if vals else 0)
+' Summary "$NETIF->$OUT_IF" "$NETIF->xppv0" "$NETIF->?"
 }
 
 veth=0
@@ -140,22 +174,38 @@ XB_PIDS=
 cleanup() {
 	[ -n "$tg_pid" ] && tg_stop
 	[ -n "$XB_PIDS" ] && xdp_bench_stop
-	[ "$napi" = 1 ] && napi_cost_unload
+	napi_cost_unload
 	[ "$veth" = 1 ] && ip link del xppv0 2>/dev/null
 	return 0
 }
 trap cleanup EXIT
+# NIC_COST: the polls/functions whose time counts (default NETIF's polls)
 nic_case() { # name, xdp-bench arguments [-- second xdp-bench]
-	local name=$1 r l0 l1 pps cost=$NETIF
+	local name=$1 r l0 l1 pps cost=${NIC_COST:-$NETIF}
 	shift
 	# a second xdp-bench (the veth peer's): its device's polls count too
 	[[ " $* " == *" -- "* ]] && cost="$NETIF,${*: -1}"
 	log "bench-nic: $name"
 	xdp_bench_start "$out/xb-$name.log" "$@"
 	sleep 1
-	kill -0 "${XB_PIDS%% *}" 2>/dev/null || { echo "# $name: xdp-bench failed: $(tail -3 "$out/xb-$name.log" | tr '\n' ' ')" >> "$res"; xdp_bench_stop; XB_PIDS=; return 0; }
+	local p
+	for p in $XB_PIDS; do
+		kill -0 "$p" 2>/dev/null && continue
+		echo "# $name: xdp-bench failed: $(cat "$out/xb-$name.log"* | tail -3 | tr '\n' ' ')" >> "$res"
+		xdp_bench_stop
+		XB_PIDS=
+		return 0
+	done
 	tg_start
 	sleep "$WARMUP"
+	if ! kill -0 "$tg_pid" 2>/dev/null; then
+		echo "# $name: the generator stopped (no traffic): $REMOTE_SH, ${TRAFFICGEN:-xdp-trafficgen} on $REMOTE_IF" >> "$res"
+		tg_stop
+		tg_pid=
+		xdp_bench_stop
+		XB_PIDS=
+		return 0
+	fi
 	for r in $(seq "$REPEATS"); do
 		python3 "$REPO/scripts/guest/benchsnap.py" snap --pp "$NETIF" > "$out/.b.json"
 		l0=$(wc -l < "$out/xb-$name.log")
@@ -163,6 +213,7 @@ nic_case() { # name, xdp-bench arguments [-- second xdp-bench]
 		l1=$(wc -l < "$out/xb-$name.log")
 		python3 "$REPO/scripts/guest/benchsnap.py" snap --pp "$NETIF" > "$out/.a.json"
 		pps=$(rate "$out/xb-$name.log" $((l0 + 1)) "$l1")
+		[ "$pps" != 0 ] || echo "# $name rep $r: xdp-bench saw no packets" >> "$res"
 		python3 - "$name" "$r" "$pps" "$out/.b.json" "$out/.a.json" "$NETIF" >> "$res" <<'P'
 import json, sys
 name, rep, pps, b, a, ifn = sys.argv[1:]
@@ -186,9 +237,10 @@ P
 for c in $CASES; do
 	case "$c" in
 	redirect-map-egress-drop) nic_case "$c" redirect-map -X -A drop "$NETIF" "$OUT_IF" ;;
-	redirect-map-xmit) nic_case "$c" redirect-map "$NETIF" "$OUT_IF" ;;
+	redirect-map-xmit) NIC_COST="$NETIF,$OUT_IF" nic_case "$c" redirect-map "$NETIF" "$OUT_IF" ;;
 	drop|pass|tx) nic_case "$c" "$c" "$NETIF" ;;
-	redirect-cpu-drop) nic_case "$c" redirect-cpu -c 0 -r drop "$NETIF" ;;
+	redirect-cpu-drop) NIC_COST="$NETIF,fn:cpu_map_bpf_prog_run" \
+		nic_case "$c" redirect-cpu -c 0 -r drop "$NETIF" ;;
 	redirect-map-veth-drop)
 		if [ "$veth" = 0 ]; then
 			ip link add xppv0 type veth peer name xppv1

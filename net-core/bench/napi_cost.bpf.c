@@ -51,7 +51,7 @@ struct acc {
 	__u64 maxpkts;
 };
 
-enum { MAP_HASH = 1, MAP_PERCPU_ARRAY = 6 };
+enum { MAP_HASH = 1, MAP_PERCPU_ARRAY = 6, UPDATE_NOEXIST = 1 };
 
 struct {
 	__uint(type, MAP_PERCPU_ARRAY);
@@ -103,17 +103,19 @@ int napi_cost_out(__u64 *ctx)
 #endif
 	a = map_lookup(&napi_cost_acc, &key);
 	if (!a) {
-		map_update(&napi_cost_acc, &key, &init, 0);
+		/* NOEXIST: another CPU may have created it meanwhile */
+		map_update(&napi_cost_acc, &key, &init, UPDATE_NOEXIST);
 		a = map_lookup(&napi_cost_acc, &key);
 		if (!a)
 			return 0;
 	}
-	a->ns += now - *t;
-	a->polls++;
+	/* several rx queues poll on several CPUs at once */
+	__sync_fetch_and_add(&a->ns, now - *t);
+	__sync_fetch_and_add(&a->polls, 1);
 	if (work > 0) {
-		a->pkts += work;
+		__sync_fetch_and_add(&a->pkts, work);
 		if (work > a->maxpkts)
-			a->maxpkts = work;
+			a->maxpkts = work;	/* a hint, racy by design */
 	}
 	*t = 0;
 	return 0;

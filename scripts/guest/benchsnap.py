@@ -75,16 +75,21 @@ def pp_ethtool(ifname):
     res = {'pools': 0, 'cached': 0, 'ring': 0}
     txt = subprocess.run(['ethtool', '-S', ifname], capture_output=True,
                          text=True).stdout
-    for m in re.finditer(r'^\s*(\S*pp_recycle_(cached|ring)):\s*(\d+)$', txt, re.M):
+    # the netdev-wide sums only (mlx5 also prints per-ring rxN_pp_*)
+    for m in re.finditer(r'^\s*rx_pp_recycle_(cached|ring):\s*(\d+)$', txt, re.M):
         res['pools'] = 1
-        res[m.group(2)] += int(m.group(3))
+        res[m.group(1)] += int(m.group(2))
     return res
 
 
 def snap(args):
     out = {'napi': napi_acc(args.napi_dir), 'pp': {}}
     for ifname in args.pp or []:
-        out['pp'][ifname] = pp_ynl(ifname) or pp_ethtool(ifname)
+        try:
+            pp = pp_ynl(ifname)
+        except Exception:  # pylint: disable=broad-except # e.g. no PAGE_POOL_STATS
+            pp = None
+        out['pp'][ifname] = pp or pp_ethtool(ifname)
     print(json.dumps(out))
     return 0
 
