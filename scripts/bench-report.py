@@ -212,7 +212,7 @@ def main():
             md.append('')
         if mode == 'icount':
             md += targets_md(rows)
-        md += profile_md(out, mode)
+            md += profile_md(out, mode)  # instructions: icount only
     md.append(f'Determinism check (icount, synchronous test_run cases {", ".join(SYNC_CASES)}: '
               f'spread <= {100*DETERMINISM_MAX_SPREAD:.0f}%): {"PASS" if det_ok else "FAIL"}\n')
     text = '\n'.join(md)
