@@ -74,7 +74,8 @@ out=${BENCH_OUT:-$CACHE/out/bench-nic}/$LABEL-nic
 mkdir -p "$out"
 res=$out/bench.txt
 : > "$res"
-echo "# kernel $(uname -r) label $LABEL netif $NETIF driver $(ethtool -i "$NETIF" | awk '/^driver:/{print $2}') $(date -u +%FT%TZ)" >> "$res"
+driver_of() { ethtool -i "$1" 2>/dev/null | awk '/^driver:/{print $2}'; }
+echo "# kernel $(uname -r) label $LABEL netif $NETIF driver $(driver_of "$NETIF") $(date -u +%FT%TZ)" >> "$res"
 [ -n "${NIC_NOTE:-}" ] && echo "# note: $NIC_NOTE" >> "$res"
 log "bench-nic: $LABEL kernel $(uname -r), results in $out"
 
@@ -82,7 +83,7 @@ log "bench-nic: $LABEL kernel $(uname -r), results in $out"
 # forwarded there return at its TX completion), veth's, and cpumap's
 # program run (-DPLAIN: a function, not a poll)
 poll_fn() { # netdev -> its driver's NAPI poll function
-	case "$(ethtool -i "$1" 2>/dev/null | awk '/^driver:/{print $2}')" in
+	case "$(driver_of "$1")" in
 	mlx5_core) echo mlx5e_napi_poll ;;
 	i40e) echo i40e_napi_poll ;;
 	mvneta) echo mvneta_poll ;;
@@ -145,30 +146,14 @@ tg_stop() {
 	fi
 	kill "$tg_pid" 2>/dev/null || true
 	wait "$tg_pid" 2>/dev/null || true
+	tg_pid=
 }
+SNAP=$REPO/scripts/guest/benchsnap.py
 rate() { # xdp-bench log, first line, last line: mean top-level rx/s
-	# xdp-bench prints "%-23s%'10.0f rx/s": a long label and a big rate
-	# touch ("enp1s0f0np0->enp1s0f0np014,435,123 rx/s"), so the label is
-	# cut off by name (Summary, NETIF->target) before reading the number.
-	sed -n "$2,$3p" "$1" | python3 -c '
-import re, sys
-labels = sorted(sys.argv[1:], key=len, reverse=True)
-vals = []
-for line in sys.stdin:
-    if line[:1].isspace() or " rx/s" not in line:
-        continue
-    rest = next((line[len(l):] for l in labels if line.startswith(l)), None)
-    if rest is None:
-        rest = line.split(None, 1)[1] if " " in line.strip() else ""
-    m = re.match(r"\s*([0-9][0-9,]*) rx/s", rest)
-    if m:
-        vals.append(float(m.group(1).replace(",", "")))
-print("%.0f" % (sum(vals) / len(vals)) if vals else 0)
-' Summary "$NETIF->$OUT_IF" "$NETIF->xppv0" "$NETIF->?"
+	sed -n "$2,$3p" "$1" | python3 "$SNAP" rate Summary "$NETIF->$OUT_IF" "$NETIF->xppv0" "$NETIF->?"
 }
 
 veth=0
-XB_PIDS=
 # whatever happens: generator stopped, xdp-bench stopped, probes and the
 # veth pair gone (the DUT's own settings are not touched)
 cleanup() {
@@ -193,7 +178,6 @@ nic_case() { # name, xdp-bench arguments [-- second xdp-bench]
 		kill -0 "$p" 2>/dev/null && continue
 		echo "# $name: xdp-bench failed: $(cat "$out/xb-$name.log"* | tail -3 | tr '\n' ' ')" >> "$res"
 		xdp_bench_stop
-		XB_PIDS=
 		return 0
 	done
 	tg_start
@@ -201,37 +185,25 @@ nic_case() { # name, xdp-bench arguments [-- second xdp-bench]
 	if ! kill -0 "$tg_pid" 2>/dev/null; then
 		echo "# $name: the generator stopped (no traffic): $REMOTE_SH, ${TRAFFICGEN:-xdp-trafficgen} on $REMOTE_IF" >> "$res"
 		tg_stop
-		tg_pid=
 		xdp_bench_stop
-		XB_PIDS=
 		return 0
 	fi
 	for r in $(seq "$REPEATS"); do
-		python3 "$REPO/scripts/guest/benchsnap.py" snap --pp "$NETIF" > "$out/.b.json"
+		python3 "$SNAP" snap --pp "$NETIF" > "$out/.b.json"
 		l0=$(wc -l < "$out/xb-$name.log")
 		sleep "$DURATION"
 		l1=$(wc -l < "$out/xb-$name.log")
-		python3 "$REPO/scripts/guest/benchsnap.py" snap --pp "$NETIF" > "$out/.a.json"
+		python3 "$SNAP" snap --pp "$NETIF" > "$out/.a.json"
 		pps=$(rate "$out/xb-$name.log" $((l0 + 1)) "$l1")
 		[ "$pps" != 0 ] || echo "# $name rep $r: xdp-bench saw no packets" >> "$res"
-		python3 - "$name" "$r" "$pps" "$out/.b.json" "$out/.a.json" "$NETIF" >> "$res" <<'P'
-import json, sys
-name, rep, pps, b, a, ifn = sys.argv[1:]
-b, a = json.load(open(b))['pp'].get(ifn), json.load(open(a))['pp'].get(ifn)
-c = r = '-'
-if a and b and a['pools']:
-    c, r = a['cached'] - b['cached'], a['ring'] - b['ring']
-print(f'case=nic:{name} rep={rep} value={pps} unit=pps cached={c} ring={r}')
-P
+		python3 "$SNAP" nic "$name" "$r" "$out/.b.json" "$out/.a.json" --pps "$pps" --pp "$NETIF" >> "$res"
 		if [ "$napi" = 1 ]; then
-			python3 "$REPO/scripts/guest/benchsnap.py" line "$name" "$r" "$out/.b.json" "$out/.a.json" \
+			python3 "$SNAP" line "$name" "$r" "$out/.b.json" "$out/.a.json" \
 				--pkts "$NETIF" --cost "$cost" --pp "$NETIF" --pps "$pps" >> "$res" || true
 		fi
 	done
 	tg_stop
-	tg_pid=
 	xdp_bench_stop
-	XB_PIDS=
 }
 
 for c in $CASES; do

@@ -38,10 +38,13 @@ gcc -O2 -Wall -static -o "$tools/xdp_pp_run" "$REPO/net-core/bench/xdp_pp_run.c"
 need_tool clang "sudo scripts/setup-host.sh"
 napi_cost_build "$tools" virtnet_poll veth_poll
 napi_cost_build "$tools" -DPLAIN cpu_map_bpf_prog_run
+# the functions of the egress-drop poll the profile section times one by one
+PROFILE_FNS="virtnet_poll receive_buf xdp_do_redirect xdp_do_flush try_fill_recv \
+bq_xmit_all xdp_return_frame_rx_napi xdp_return_frame xdp_return_frame_bulk \
+page_pool_put_unrefed_netmem page_pool_put_netmem_bulk"
 mkdir -p "$tools/profile"
-napi_cost_build "$tools/profile" -DPLAIN virtnet_poll receive_buf xdp_do_redirect \
-	xdp_do_flush try_fill_recv bq_xmit_all xdp_return_frame_rx_napi xdp_return_frame \
-	xdp_return_frame_bulk page_pool_put_unrefed_netmem page_pool_put_netmem_bulk
+# shellcheck disable=SC2086 # a list
+napi_cost_build "$tools/profile" -DPLAIN $PROFILE_FNS
 
 builds=()
 for v in base series; do
@@ -71,6 +74,7 @@ run_variant() { # variant build mode
 		"$here/vm.sh" "$build" "$d" env REPEATS="${REPEATS:-5}" \
 		SECTIONS="${SECTIONS:-run napi profile pp_bench pp_decide}" \
 		PACKETS="${PACKETS:-50000}" VPKTS="${VPKTS:-30000}" BURST="${BURST:-32}" \
+		PROFILE_FNS="$PROFILE_FNS" \
 		bash /xdp-pp/scripts/guest/bench.sh > "$d.console" 2>&1 ||
 		{ tail -30 "$d.console" >&2; log "bench: $v ($mode) run failed"; return 1; }
 }

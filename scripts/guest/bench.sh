@@ -53,16 +53,19 @@ done
 # times the receiver's NAPI polls: under icount, guest instructions per
 # packet spent in the polls, whatever share of the one vCPU the sender
 # takes (pktgen's own rate is sender-bound and only recorded as pps=).
+. /xdp-pp/scripts/guest/benchlib.sh
+SNAP=/xdp-pp/scripts/guest/benchsnap.py
+if want napi || want profile; then
+	# the sender NIC back in this netns: pktgen needs it here
+	ip netns exec remote ip link set "$REMOTE_IF" netns 1
+	ip link set "$REMOTE_IF" up
+fi
 if want napi; then
-ip netns exec remote ip link set "$REMOTE_IF" netns 1
-ip link set "$REMOTE_IF" up
 ip link add vD0 type veth peer name vD1
 sysctl -qw net.ipv6.conf.vD0.disable_ipv6=1 net.ipv6.conf.vD1.disable_ipv6=1
 ip link set vD0 up; ip link set vD1 up
-. /xdp-pp/scripts/guest/benchlib.sh
 napi_cost_load /tools virtnet_poll veth_poll || exit 1
 napi_cost_load /tools cpu_map_bpf_prog_run || exit 1
-SNAP=/xdp-pp/scripts/guest/benchsnap.py
 VPKTS=${VPKTS:-$((PACKETS / 2))}
 BURST=${BURST:-32}
 # napi_case NAME SENDER PKTS_IF COST_IFS PP_IF -- XDP_BENCH_ARGS... [-- MORE]
@@ -108,13 +111,11 @@ napi_cost_unload
 fi
 
 # 2b. where the egress-drop poll's instructions go: each function of
-# PROFILE_FNS timed alone (fentry/fexit, -DPLAIN objects) over one pktgen run.
-# Raw figures: every traced call also pays the trampoline between the two
-# timestamps (a constant, ~150 guest instructions here), see README.
-PROFILE_FNS=${PROFILE_FNS:-virtnet_poll receive_buf xdp_do_redirect xdp_do_flush try_fill_recv bq_xmit_all xdp_return_frame_rx_napi xdp_return_frame xdp_return_frame_bulk page_pool_put_unrefed_netmem page_pool_put_netmem_bulk}
+# PROFILE_FNS (set by scripts/bench.sh, which builds their -DPLAIN objects
+# into /tools/profile) timed alone over one pktgen run. Raw figures: every
+# traced call also pays the trampoline between the two timestamps; the
+# report calibrates it out.
 if want profile; then
-	[ -d /sys/class/net/"$REMOTE_IF" ] || { ip netns exec remote ip link set "$REMOTE_IF" netns 1; ip link set "$REMOTE_IF" up; }
-	. /xdp-pp/scripts/guest/benchlib.sh
 	xdp_pp_pktgen_setup "$REMOTE_IF" "$(cat /sys/class/net/"$NETIF"/address)"
 	xdp_pp_pg "$REMOTE_IF" "burst ${BURST:-32}"
 	xdp_bench_start /out/xb-profile.log redirect-map -X -A drop "$NETIF" "$NETIF"
@@ -122,7 +123,7 @@ if want profile; then
 	xdp_pp_pg "$REMOTE_IF" "count 5000"
 	xdp_pp_pg pgctrl start
 	n=${VPKTS:-20000}
-	for fn in $PROFILE_FNS; do
+	for fn in ${PROFILE_FNS:?set by scripts/bench.sh}; do
 		napi_cost_unload
 		if ! napi_cost_load /tools/profile "$fn" 2>/dev/null; then
 			echo "profile case=redirect-map-egress-drop fn=$fn absent" >> "$OUT"
@@ -130,8 +131,7 @@ if want profile; then
 		fi
 		xdp_pp_pg "$REMOTE_IF" "count $n"
 		xdp_pp_pg pgctrl start
-		python3 /xdp-pp/scripts/guest/benchsnap.py snap |
-			python3 -c 'import json,sys; d=json.load(sys.stdin)["napi"]; v=d.get("fn:"+sys.argv[1],{"ns":0,"polls":0}); n=int(sys.argv[2]); print("profile case=redirect-map-egress-drop fn=%s calls_per_pkt=%.3f ns_per_pkt=%.1f" % (sys.argv[1], v["polls"]/n, v["ns"]/n))' "$fn" "$n" >> "$OUT"
+		python3 $SNAP snap | python3 $SNAP profile redirect-map-egress-drop "$fn" "$n" >> "$OUT"
 	done
 	napi_cost_unload
 	xdp_bench_stop

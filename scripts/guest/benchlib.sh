@@ -8,9 +8,11 @@
 #                                xdp-bench ARGS (and a second one with
 #                                ARGS2) in the background, output in LOG
 #                                (LOG-2); their pids in XB_PIDS
-#   xdp_bench_stop               SIGINT to them, and wait
+#   xdp_bench_stop               SIGINT to them, wait, XB_PIDS emptied
 # benchsnap.py snap reads what napi_cost counts.
 NAPI_COST_DIR=/sys/fs/bpf/napi_cost
+
+XB_PIDS=
 
 napi_cost_load() {
 	local objdir=$1 fn
@@ -49,4 +51,5 @@ xdp_bench_stop() {
 	kill -INT $XB_PIDS 2>/dev/null || true
 	# shellcheck disable=SC2086
 	wait $XB_PIDS 2>/dev/null || true
+	XB_PIDS=
 }

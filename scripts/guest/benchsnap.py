@@ -5,6 +5,9 @@
 usage: benchsnap.py snap [--napi-dir D] [--pp IFNAME ...]
        benchsnap.py line CASE REP BEFORE AFTER --pkts IF --cost IF[,IF]
                          [--pp IF] [--pps N]
+       benchsnap.py nic CASE REP BEFORE AFTER --pps N [--pp IF]
+       benchsnap.py rate [LABEL ...] < xdp-bench output
+       benchsnap.py profile CASE FN PACKETS < snapshot
 
 snap prints one JSON object: the napi_cost accumulators of every object
 pinned under --napi-dir (default /sys/fs/bpf/napi_cost; one subdir per
@@ -19,7 +22,9 @@ line compares two snapshots (files) and prints one result line:
   [pps=<sender rate>]
 value divides the poll time of the --cost netdevs by the packets --pkts's
 polls reported: a redirect into veth costs the virtio poll plus the veth
-poll that consumes the frames.
+poll that consumes the frames. nic prints the real-NIC line
+(case=nic:CASE ... value=<pps> unit=pps cached= ring=), rate the mean
+rx/s of xdp-bench lines, profile one -DPLAIN function's per-packet share.
 """
 import argparse
 import glob
@@ -29,6 +34,9 @@ import re
 import socket
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ppstats import netdev_pp_stats  # noqa: E402 pylint: disable=wrong-import-position
 
 
 def napi_acc(napi_dir):
@@ -54,20 +62,10 @@ def napi_acc(napi_dir):
 
 def pp_ynl(ifname):
     ksrc = os.environ.get('KSRC', '/variant/src')
-    lib = os.path.join(ksrc, 'tools/net/ynl/pyynl')
-    spec = os.path.join(ksrc, 'Documentation/netlink/specs/netdev.yaml')
-    if not (os.path.isdir(lib) and os.path.exists(spec)):
+    if not (os.path.isdir(os.path.join(ksrc, 'tools/net/ynl/pyynl')) and
+            os.path.exists(os.path.join(ksrc, 'Documentation/netlink/specs/netdev.yaml'))):
         return None
-    sys.path.insert(0, lib)
-    from lib import YnlFamily  # pylint: disable=import-outside-toplevel
-    ifindex = socket.if_nametoindex(ifname)
-    res = {'pools': 0, 'cached': 0, 'ring': 0}
-    for st in YnlFamily(spec, schema='').dump('page-pool-stats-get', {}):
-        if st.get('info', {}).get('ifindex') != ifindex:
-            continue
-        res['pools'] += 1
-        res['cached'] += st.get('recycle-cached', 0)
-        res['ring'] += st.get('recycle-ring', 0)
+    res = netdev_pp_stats(ifname, ksrc)
     return res if res['pools'] else None
 
 
@@ -94,9 +92,20 @@ def snap(args):
     return 0
 
 
+def load_pair(args):
+    return json.load(open(args.before)), json.load(open(args.after))
+
+
+def pp_delta(b, a, ifname):
+    """'cached=<n> ring=<n>' between two snapshots ('-' without stats)."""
+    pb, pa = b['pp'].get(ifname or ''), a['pp'].get(ifname or '')
+    if not (pb and pa and pa['pools']):
+        return 'cached=- ring=-'
+    return f'cached={pa["cached"] - pb["cached"]} ring={pa["ring"] - pb["ring"]}'
+
+
 def line(args):
-    b = json.load(open(args.before))
-    a = json.load(open(args.after))
+    b, a = load_pair(args)
     zero = {'ns': 0, 'polls': 0, 'pkts': 0}
 
     def d(ifname, key):
@@ -107,13 +116,43 @@ def line(args):
     if pkts <= 0:
         print(f'# napi:{args.case} rep={args.rep}: no packet reached {args.pkts}')
         return 1
-    cached = ring = '-'
-    if args.pp and args.pp in a['pp']:
-        cached = a['pp'][args.pp]['cached'] - b['pp'][args.pp]['cached']
-        ring = a['pp'][args.pp]['ring'] - b['pp'][args.pp]['ring']
     extra = f' pps={args.pps}' if args.pps else ''
     print(f'case=napi:{args.case} rep={args.rep} value={ns / pkts:.1f} unit=ns/pkt '
-          f'cached={cached} ring={ring} pkts={pkts} ppoll={pkts / max(polls, 1):.1f}{extra}')
+          f'{pp_delta(b, a, args.pp)} pkts={pkts} ppoll={pkts / max(polls, 1):.1f}{extra}')
+    return 0
+
+
+def nic(args):
+    b, a = load_pair(args)
+    print(f'case=nic:{args.case} rep={args.rep} value={args.pps} unit=pps {pp_delta(b, a, args.pp)}')
+    return 0
+
+
+def rate(args):
+    """Mean of xdp-bench's top-level "N rx/s" lines on stdin. xdp-bench
+    prints "%-23s%'10.0f rx/s": a long label and a big rate touch
+    ("enp1s0f0np0->enp1s0f0np014,435,123 rx/s"), so a known label is cut
+    off by name before the number is read."""
+    labels = sorted(args.labels, key=len, reverse=True)
+    vals = []
+    for text in sys.stdin:
+        if text[:1].isspace() or ' rx/s' not in text:
+            continue
+        rest = next((text[len(lab):] for lab in labels if text.startswith(lab)), None)
+        if rest is None:
+            rest = text.split(None, 1)[1] if ' ' in text.strip() else ''
+        m = re.match(r'\s*([0-9][0-9,]*) rx/s', rest)
+        if m:
+            vals.append(float(m.group(1).replace(',', '')))
+    print('%.0f' % (sum(vals) / len(vals)) if vals else 0)
+    return 0
+
+
+def profile(args):
+    """One -DPLAIN function's share per packet, from a snapshot on stdin."""
+    v = json.load(sys.stdin)['napi'].get('fn:' + args.fn, {'ns': 0, 'polls': 0})
+    print(f'profile case={args.case} fn={args.fn} calls_per_pkt={v["polls"] / args.packets:.3f} '
+          f'ns_per_pkt={v["ns"] / args.packets:.1f}')
     return 0
 
 
@@ -123,15 +162,24 @@ def main():
     s = sub.add_parser('snap')
     s.add_argument('--napi-dir', default='/sys/fs/bpf/napi_cost')
     s.add_argument('--pp', action='append')
-    s = sub.add_parser('line')
-    for k in ('case', 'rep', 'before', 'after'):
-        s.add_argument(k)
-    s.add_argument('--pkts', required=True)
-    s.add_argument('--cost', required=True)
-    s.add_argument('--pp')
-    s.add_argument('--pps')
+    for cmd in ('line', 'nic'):
+        s = sub.add_parser(cmd)
+        for k in ('case', 'rep', 'before', 'after'):
+            s.add_argument(k)
+        s.add_argument('--pp')
+        s.add_argument('--pps', required=cmd == 'nic')
+        if cmd == 'line':
+            s.add_argument('--pkts', required=True)
+            s.add_argument('--cost', required=True)
+    s = sub.add_parser('rate')
+    s.add_argument('labels', nargs='*')
+    s = sub.add_parser('profile')
+    s.add_argument('case')
+    s.add_argument('fn')
+    s.add_argument('packets', type=int)
     args = ap.parse_args()
-    return snap(args) if args.cmd == 'snap' else line(args)
+    return {'snap': snap, 'line': line, 'nic': nic, 'rate': rate,
+            'profile': profile}[args.cmd](args)
 
 
 if __name__ == '__main__':

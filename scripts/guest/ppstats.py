@@ -15,18 +15,14 @@ import socket
 import sys
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    ap.add_argument('--ksrc', default=os.environ.get('KSRC', '/variant/src'))
-    ap.add_argument('ifname')
-    args = ap.parse_args()
-
-    sys.path.insert(0, os.path.join(args.ksrc, 'tools/net/ynl/pyynl'))
+def netdev_pp_stats(ifname, ksrc):
+    """The page_pool stats of IFNAME's pools, summed (ynl, netdev family)."""
+    sys.path.insert(0, os.path.join(ksrc, 'tools/net/ynl/pyynl'))
     from lib import YnlFamily  # pylint: disable=import-outside-toplevel
 
-    spec = os.path.join(args.ksrc, 'Documentation/netlink/specs/netdev.yaml')
+    spec = os.path.join(ksrc, 'Documentation/netlink/specs/netdev.yaml')
     ynl = YnlFamily(spec, schema="")
-    ifindex = socket.if_nametoindex(args.ifname)
+    ifindex = socket.if_nametoindex(ifname)
     out = {'ifindex': ifindex, 'pools': 0, 'cached': 0, 'ring': 0,
            'ring_full': 0, 'cache_full': 0, 'released_refcnt': 0,
            'alloc_fast': 0, 'alloc_slow': 0, 'inflight': 0}
@@ -44,7 +40,15 @@ def main():
     for pp in ynl.dump('page-pool-get', {}):
         if pp.get('ifindex') == ifindex:
             out['inflight'] += pp.get('inflight', 0)
-    print(json.dumps(out))
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('--ksrc', default=os.environ.get('KSRC', '/variant/src'))
+    ap.add_argument('ifname')
+    args = ap.parse_args()
+    print(json.dumps(netdev_pp_stats(args.ifname, args.ksrc)))
 
 
 if __name__ == '__main__':
