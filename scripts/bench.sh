@@ -48,7 +48,7 @@ napi_cost_build "$tools/profile" -DPLAIN $PROFILE_FNS
 
 builds=()
 for v in base series; do
-	builds+=("$("$here/build.sh" "$v")")
+	builds+=("$(FLAVOUR=perf "$here/build.sh" "$v")")
 done
 # Under -icount a VM's figures count its own guest instructions, so the two
 # kernels run side by side (one QEMU thread each, 2 host cores).

@@ -19,7 +19,10 @@ Builds $CACHE/<variant>/build (O=) from the tree made by scripts/tree.sh:
   - selftests/pp_decide (out-of-tree KUnit module)
   - kselftests: net/bench (page_pool bench module) and drivers/net,
     installed to $CACHE/<variant>/kselftest
-Prints the build dir. Environment: KDIR, BASE, JOBS, CACHE.
+FLAVOUR=debug builds the debug kernel (KASAN, lockdep, ...: what
+`make test` boots) into $CACHE/<variant>-debug; the default FLAVOUR=perf
+is the benchmark kernel.
+Prints the build dir. Environment: KDIR, BASE, JOBS, CACHE, FLAVOUR.
 U
 }
 case "${1:-}" in
@@ -32,13 +35,12 @@ need_tool ccache "sudo scripts/setup-host.sh"
 need_tool pahole "sudo scripts/setup-host.sh (dwarves, for BTF)"
 src=$("$here/tree.sh" "$variant")
 repo=$(kernel_repo)
-root=$(variant_root "$repo")/$variant
+root=$(flavour_root "$(variant_root "$repo")" "$variant")
 O=$root/build
+read -r -a frags <<<"$(config_fragments | tr '\n' ' ')"
 mkdir -p "$O"
 
-stamp=$( { git -C "$src" rev-parse HEAD; hash_paths "$REPO/net-core/config" \
-	"$REPO/drivers-mlx5/config" "$REPO/drivers-i40e/config" \
-	"$REPO/drivers-mvneta/config" "$REPO/selftests/config" \
+stamp=$( { git -C "$src" rev-parse HEAD; hash_paths "${frags[@]}" \
 	"$REPO"/selftests/pp_decide/*.c "$REPO/selftests/pp_decide/Kbuild" \
 	"$REPO/selftests/pp_decide/Makefile" "$REPO/scripts/build.sh" \
 	"$REPO/scripts/config.sh"; } | sha256sum | cut -c1-16)
@@ -53,9 +55,7 @@ avail=$(df -Pk "$CACHE" | awk 'NR == 2 {print int($4 / 1048576)}')
 [ "$avail" -ge 15 ] || die "build: only ${avail} GB free under $CACHE, need ~15 GB (free space or set CACHE=<dir>)"
 exec 9>"$CACHE/build.lock"
 flock 9
-cfg_stamp=$(hash_paths "$REPO/net-core/config" "$REPO/drivers-mlx5/config" \
-	"$REPO/drivers-i40e/config" "$REPO/drivers-mvneta/config" \
-	"$REPO/selftests/config" "$REPO/scripts/config.sh")
+cfg_stamp=$(hash_paths "${frags[@]}" "$REPO/scripts/config.sh")
 if [ ! -f "$O/.config" ] || [ "$(cat "$O/.config.stamp" 2>/dev/null)" != "$cfg_stamp" ]; then
 	SRC=$src O=$O "$here/config.sh"
 	echo "$cfg_stamp" > "$O/.config.stamp"
@@ -63,8 +63,17 @@ fi
 
 log "build: $variant kernel in $O (-j$JOBS, ccache; cold ~25 min, warm ~1-3 min)"
 t0=$(date +%s)
-if ! make -s -C "$src" O="$O" -j"$JOBS" CC="ccache gcc" bzImage modules \
-	> "$root/build.log" 2>&1; then
+make -C "$src" O="$O" -j"$JOBS" CC="ccache gcc" bzImage modules \
+	> "$root/build.log" 2>&1 &
+mk=$!
+# a progress line every 60 s: elapsed time and the last object built
+trap 'kill "$mk" 2>/dev/null || true' EXIT INT TERM
+while ! wait_for "$mk" 60; do
+	last=$(grep -E '^  [A-Z]+ ' "$root/build.log" | tail -1 | awk '{print $NF}')
+	log "build: $variant ($FLAVOUR) $(( ($(date +%s) - t0) / 60 )) min, at ${last:-...}"
+done
+trap - EXIT INT TERM
+if ! wait "$mk"; then
 	grep -E 'error|Error' "$root/build.log" | head -20 >&2
 	die "build: kernel build failed (log: $root/build.log)"
 fi

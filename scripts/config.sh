@@ -10,9 +10,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=lib.sh
 . "$here/lib.sh"
 
-FRAGMENTS=("$REPO/net-core/config" "$REPO/drivers-mlx5/config"
-	   "$REPO/drivers-i40e/config" "$REPO/drivers-mvneta/config"
-	   "$REPO/selftests/config")
+read -r -a FRAGMENTS <<<"$(config_fragments | tr '\n' ' ')"
 
 case "${1:-}" in
 -h|--help)
@@ -20,8 +18,8 @@ case "${1:-}" in
 usage: SRC=<kernel tree> O=<build dir> scripts/config.sh
 
 Makes the harness config in $O/.config: defconfig + virtme-ng's VM items +
-net-core/config, drivers-*/config, selftests/config,
-then checks that every
+net-core/config, drivers-*/config, selftests/config (and, with
+FLAVOUR=debug, selftests/config.debug), then checks that every
 requested option is set as asked.
 U
 	exit 0 ;;
@@ -31,7 +29,10 @@ esac
 need_tool virtme-configkernel "sudo scripts/setup-host.sh"
 mkdir -p "$O"
 frag=$O/.xdp-pp-fragments
-cat "${FRAGMENTS[@]}" | grep -E '^CONFIG_' > "$frag"
+# later fragments win: keep the last value of each option
+cat "${FRAGMENTS[@]}" | grep -E '^CONFIG_' |
+	awk -F= '{ v[$1] = $0; if (!($1 in seen)) { seen[$1] = 1; o[++n] = $1 } }
+		 END { for (i = 1; i <= n; i++) print v[o[i]] }' > "$frag"
 (cd "$SRC" && virtme-configkernel --defconfig --custom "$frag" "O=$O" >/dev/null 2>&1) ||
 	die "config: virtme-configkernel failed in $SRC"
 # virtme-configkernel applies the snippet before its own items; apply ours

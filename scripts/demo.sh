@@ -4,6 +4,9 @@
 # recycle stats (cached vs ring).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+# the debug kernel (KASAN, lockdep, ...: selftests/config.debug); `make`
+# and `make test` boot the same one
+export FLAVOUR=${FLAVOUR:-debug}
 # shellcheck source=lib.sh
 . "$here/lib.sh"
 case "${1:-}" in

@@ -9,6 +9,8 @@ LINUX_SOURCE_DATE=2026-11-15T22:30:00Z
 # the base commit that tarball gives (scripts/base.sh checks it)
 LINUX_SOURCE_COMMIT=659e46f62b0dc2d4cad1ceebe94df79cb10cc612
 VIRTME_NG_VERSION=${VIRTME_NG_VERSION:-1.41-1}
+# QEMU 7.2's TCG Oopses on int3 at live-patched kernel text (scripts/setup-host.sh)
+QEMU_MIN_MAJOR=10
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # Everything built lives outside the repo.
@@ -16,9 +18,49 @@ CACHE=${CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/xdp-pp}
 O=${O:-$CACHE/build}
 JOBS=${JOBS:-$(nproc)}
 
+# Kernel config fragments, in the order scripts/config.sh applies them.
+# FLAVOUR=debug (what `make test` boots) adds selftests/config.debug;
+# FLAVOUR=perf (the benchmark kernels, default) does not; FLAVOUR=check
+# (the per-patch build gates) adds the other drivers the series touches.
+FLAVOUR=${FLAVOUR:-perf}
+config_fragments() {
+	echo "$REPO/selftests/config.trim" "$REPO/net-core/config" \
+		"$REPO/drivers-mlx5/config" "$REPO/drivers-i40e/config" \
+		"$REPO/drivers-mvneta/config" "$REPO/selftests/config"
+	[ "$FLAVOUR" != debug ] || echo "$REPO/selftests/config.debug"
+	[ "$FLAVOUR" != check ] || echo "$REPO/net-core/config.drivers"
+}
+
+# Driver object dirs the drivers gate builds with W=1 at every patch that
+# touches them (scripts/check.sh); FLAVOUR=check configures them.
+DRIVER_DIRS=(drivers/net/ethernet/marvell/ drivers/net/ethernet/intel/i40e/
+	     drivers/net/ethernet/mellanox/mlx5/core/
+	     drivers/net/ethernet/aquantia/ drivers/net/ethernet/engleder/
+	     drivers/net/ethernet/freescale/ drivers/net/ethernet/mediatek/
+	     drivers/net/ethernet/pensando/ drivers/net/ethernet/sfc/
+	     drivers/net/ethernet/socionext/ drivers/net/ethernet/stmicro/
+	     drivers/net/ethernet/ti/)
+# The same as a path pattern for a patch's "+++ b/" lines.
+DRIVER_RE='^\+\+\+ b/drivers/net/ethernet/(marvell|intel/i40e|mellanox/mlx5|aquantia|engleder|freescale|mediatek|pensando|sfc|socionext|stmicro|ti)/'
+# The build root of a variant (base|series) in this flavour.
+flavour_root() { # vroot variant
+	if [ "$FLAVOUR" = debug ]; then echo "$1/$2-debug"; else echo "$1/$2"; fi
+}
+
 log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 skip() { printf 'skip: %s\n' "$*" >&2; exit 4; }
+
+# wait_for PID SECONDS: 0 once PID has exited, 1 if it still runs after
+# SECONDS (its exit status is left for `wait PID`).
+wait_for() {
+	local i
+	for ((i = 0; i < $2; i++)); do
+		kill -0 "$1" 2>/dev/null || return 0
+		sleep 1
+	done
+	! kill -0 "$1" 2>/dev/null
+}
 
 # need_tool TOOL FIX: fail with a message naming the fix.
 need_tool() {

@@ -14,7 +14,10 @@ usage: scripts/setup-host.sh [--check] [--help]
 Installs (as root, once) the host packages the harness needs:
   build:  build-essential bc bison flex libelf-dev libssl-dev dwarves ccache
           cpio rsync zstd python3 git
-  vm:     qemu-system-x86 (bookworm), virtme-ng (sid, pinned), busybox-static
+  vm:     qemu-system-x86 >= 10 (bookworm-backports, pinned: bookworm's 7.2
+          TCG runs guest code half-patched while the kernel live-patches
+          text across vCPUs: int3 Oopses), virtme-ng (sid, pinned),
+          busybox-static
   guest:  debootstrap (the guest root itself is made by scripts/guest-root.sh)
   base:   linux-source-7.3 (trixie-backports, pinned version)
 
@@ -41,6 +44,11 @@ for t in gcc make bc bison flex pahole ccache cpio rsync zstd git python3 \
 	 qemu-system-x86_64 vng debootstrap gnuplot clang llc; do
 	command -v "$t" >/dev/null 2>&1 || missing+=("$t")
 done
+# QEMU 7.2 (bookworm) is not enough: see the usage text.
+if command -v qemu-system-x86_64 >/dev/null 2>&1; then
+	qv=$(qemu-system-x86_64 --version | awk 'NR == 1 {print $4}')
+	[ "${qv%%.*}" -ge "$QEMU_MIN_MAJOR" ] 2>/dev/null || missing+=("qemu-system-x86>=$QEMU_MIN_MAJOR (have $qv)")
+fi
 [ -f "$LINUX_SOURCE_TARBALL" ] || missing+=("linux-source-$LINUX_SOURCE_SERIES")
 dpkg -s libelf-dev >/dev/null 2>&1 || missing+=(libelf-dev)
 dpkg -s libssl-dev >/dev/null 2>&1 || missing+=(libssl-dev)
@@ -73,7 +81,7 @@ if [ ! -f "$newer" ]; then
 	cat > "$newer" <<S
 Types: deb
 URIs: $uri
-Suites: trixie trixie-backports sid
+Suites: bookworm-backports trixie trixie-backports sid
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 S
@@ -82,6 +90,10 @@ cat > /etc/apt/preferences.d/xdp-pp-pin <<'P'
 Package: *
 Pin: release n=bookworm
 Pin-Priority: 990
+
+Package: *
+Pin: release n=bookworm-backports
+Pin-Priority: 100
 
 Package: *
 Pin: release n=trixie
@@ -102,7 +114,9 @@ apt-get install -y -q --no-install-recommends \
 	build-essential bc bison flex libelf-dev libssl-dev dwarves ccache \
 	cpio rsync zstd xz-utils python3 python3-ply python3-git git kmod \
 	busybox-static file gnuplot-nox clang llvm \
-	qemu-system-x86 qemu-utils debootstrap \
+	qemu-system-x86/bookworm-backports qemu-system-common/bookworm-backports \
+	qemu-system-data/bookworm-backports qemu-utils/bookworm-backports \
+	seabios/bookworm-backports debootstrap \
 	"virtme-ng=$VIRTME_NG_VERSION" \
 	"linux-source-$LINUX_SOURCE_SERIES=$LINUX_SOURCE_VERSION"
 # libc must still be bookworm's: refuse to continue otherwise.
@@ -111,4 +125,7 @@ case "$libc" in
 2.36-*) ;;
 *) die "host: libc6 is $libc, not bookworm's 2.36: check /etc/apt/preferences.d/xdp-pp-pin" ;;
 esac
-log "host: ready (libc6 $libc, vng $(vng --version 2>/dev/null | head -1))"
+qv=$(qemu-system-x86_64 --version | awk 'NR == 1 {print $4}')
+[ "${qv%%.*}" -ge "$QEMU_MIN_MAJOR" ] ||
+	die "host: qemu-system-x86_64 is $qv, need >= $QEMU_MIN_MAJOR from bookworm-backports (apt-get install qemu-system-x86/bookworm-backports)"
+log "host: ready (libc6 $libc, qemu $qv, vng $(vng --version 2>/dev/null | head -1))"

@@ -3,6 +3,9 @@
 # "N passed, N failed, N skipped" and exit non-zero on any failure.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+# the debug kernel (KASAN, lockdep, ...: selftests/config.debug); `make`
+# and `make test` boot the same one
+export FLAVOUR=${FLAVOUR:-debug}
 # shellcheck source=lib.sh
 . "$here/lib.sh"
 
@@ -12,6 +15,9 @@ usage: scripts/test.sh [base|series]
 
 Default variant: series (base + patches/*.patch). On `base` the KUnit
 module runs with expect=base and the series' kselftests are absent.
+The kernel is the debug flavour (FLAVOUR=debug: KASAN, lockdep,
+DEBUG_ATOMIC_SLEEP, DEBUG_OBJECTS, KFENCE ...; selftests/config.debug):
+any kernel splat fails the run (scripts/splat.sh, decoded).
 Steps: fast series gates (scripts/check.sh --fast), tree, build, the
 drivers gate (scripts/check.sh drivers), VM run (scripts/guest/run-tests.sh),
 summary.
@@ -35,9 +41,9 @@ fi
 
 build=$("$here/build.sh" "$variant")
 if [ "$variant" = series ] && [ "${SKIP_GATES:-0}" != 1 ]; then
-	# the hardware drivers cannot run here: W=1 build at every patch that
-	# touches them (cached per patch prefix)
-	"$here/check.sh" drivers || gates_failed=1
+	# the hardware drivers cannot run here: W=1 build of the drivers the
+	# series touches, base against the whole series (per patch: make check)
+	DRIVERS_PER_PATCH=0 "$here/check.sh" drivers || gates_failed=1
 fi
 out=${OUT:-$CACHE/out/test-$variant}
 rm -rf "$out"
@@ -58,6 +64,12 @@ log "test: VM run took $(( $(date +%s) - t0 )) s (results: $out)"
 
 res=$out/results.tap
 [ -f "$res" ] || echo "not ok - vm: no results (exit $vm_rc)" > "$res"
+# the whole kernel log, scanned by scripts/splat.sh inside vm.sh
+if [ -f "$out/splats.txt" ] && grep -q '^splat: 0 unexpected' "$out/splats.txt"; then
+	echo "ok - kernel log: no splat ($(sed -n 's/^splat: 0 unexpected, \([0-9]*\) expected.*/\1/p' "$out/splats.txt") expected)" >> "$res"
+else
+	echo "not ok - kernel log: splats or no log (see $out/splats.txt)" >> "$res"
+fi
 [ "$vm_rc" -eq 0 ] || echo "not ok - vm: exited $vm_rc" >> "$res"
 [ "$gates_failed" = 0 ] || echo "not ok - gates: scripts/check.sh (see above)" >> "$res"
 grep -E '^(not )?ok' "$res" | sed 's/^/  /'

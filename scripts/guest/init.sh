@@ -15,6 +15,8 @@ export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 # this guest root has not: hand the command's status back through /out.
 rc=0
 "$@" || rc=$?
+# the whole kernel log (the console only shows level 1): scripts/splat.sh
+dmesg > /out/dmesg.log 2>/dev/null || true
 echo "$rc" > /out/.vm-rc
 sync
 exit "$rc"

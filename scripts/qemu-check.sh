@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# qemu-check.sh - does this QEMU survive the kernel live-patching its text
+# across vCPUs? Boots the test kernel N times under TCG with 2 vCPUs and runs
+# scripts/guest/textpoke.sh (XDP attach/detach and static-key flips under
+# traffic); counts boots that Oops. QEMU 7.2 (bookworm) was seen to Oops
+# with "int3" at jump-label and bpf_dispatcher sites; the harness installs
+# QEMU 10 from bookworm-backports (scripts/setup-host.sh).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+export FLAVOUR=${FLAVOUR:-debug}
+# shellcheck source=lib.sh
+. "$here/lib.sh"
+
+usage() {
+	cat <<'U'
+usage: scripts/qemu-check.sh [BOOTS]
+
+BOOTS (default 3) boots of the series kernel ($FLAVOUR, default debug) under
+the QEMU of QEMU_BIN (default: qemu-system-x86_64 on PATH), each running
+TEXTPOKE_ROUNDS (200) XDP attach/detach rounds under pktgen traffic.
+Prints one line per boot and "N of BOOTS boots crashed".
+Environment: QEMU_BIN, QEMU_DATA (-L dir for that QEMU's firmware),
+TEXTPOKE_ROUNDS, OUT (default $CACHE/out/qemu-check).
+Exit: 0 no crash, 1 a crash.
+U
+}
+case "${1:-}" in -h|--help) usage; exit 0 ;; esac
+boots=${1:-3}
+build=$(flavour_root "$(variant_root "$(kernel_repo)")" series)/build
+[ -f "$build/arch/x86/boot/bzImage" ] || die "qemu-check: no kernel in $build (run: FLAVOUR=$FLAVOUR scripts/build.sh series)"
+out=${OUT:-$CACHE/out/qemu-check}
+extra=()
+if [ -n "${QEMU_BIN:-}" ]; then
+	extra+=(VM_QEMU="$QEMU_BIN")
+fi
+ver=$("${QEMU_BIN:-qemu-system-x86_64}" --version | awk 'NR == 1 {print $4}')
+crashed=0
+for ((i = 1; i <= boots; i++)); do
+	rm -rf "$out/$i"
+	if env "${extra[@]}" VM_TIMEOUT=${VM_TIMEOUT:-900} "$here/vm.sh" "$build" "$out/$i" \
+		env TEXTPOKE_ROUNDS="${TEXTPOKE_ROUNDS:-200}" bash /xdp-pp/scripts/guest/textpoke.sh \
+		> "$out.$i.log" 2>&1; then
+		echo "boot $i (QEMU $ver): ok: $(grep -h '^textpoke:' "$out.$i.log" | tail -1)"
+	else
+		crashed=$((crashed + 1))
+		echo "boot $i (QEMU $ver): CRASH: $(grep -hm1 -E 'Oops|BUG:|panic|int3' "$out/$i/console.log" "$out/$i/dmesg.log" 2>/dev/null | sed 's/^\[[^]]*\] //')"
+	fi
+done
+echo "$crashed of $boots boots crashed (QEMU $ver)"
+[ "$crashed" -eq 0 ]
