@@ -2,14 +2,18 @@
 # check.sh - NIPA-style series gates, one function per check, each with a
 # one-line verdict. --fast runs the cheap ones (used by `make test`).
 #
-#   format      patch count <= 15, cover letter beside the patches when > 2
+#   format      net fixes (Fixes: tags) first, then bpf-next; <= 15 patches
+#               and a cover letter (when > 2) per series
 #   signoff     every patch has a Signed-off-by
 #   checkpatch  checkpatch.pl --strict per patch: 0 errors, 0 warnings, 0 checks
 #   kdoc        scripts/kernel-doc -none on touched files: no new warnings
 #   build       every patch builds on its own (cached per prefix)
 #   w1          W=1 on touched .c files: no new warnings against the base
-#   drivers     mvneta, i40e, mlx5 built with W=1 at every patch that
-#               touches them: no warning above the base's (cached per prefix)
+#   drivers     the touched NIC drivers (DRIVER_DIRS in lib.sh: mvneta,
+#               i40e, mlx5, and the drivers of the fixes and conversions)
+#               built with W=1 at every patch that touches them: no warning
+#               above the base's (cached per prefix); DRIVERS_PER_PATCH=0
+#               (make test) only at the end of the series
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=lib.sh
@@ -59,12 +63,31 @@ touched() {
 verdict() { printf '%-11s %s\n' "$1:" "$2"; }
 
 check_format() {
-	local n=${#patches[@]} d=${PATCHES:-$REPO/patches}
-	[ "$n" -le 15 ] || { verdict format "FAIL $n patches (max 15)"; return 1; }
-	if [ "$n" -gt 2 ] && ! compgen -G "$d/*.cover" >/dev/null && ! compgen -G "$d/0000-*" >/dev/null; then
-		verdict format "FAIL no cover letter beside $n patches"; return 1
+	# patches/ holds the net fixes (subject "[PATCH net ...]", Fixes: tags)
+	# followed by the bpf-next series: NIPA's limits per series
+	local d=${PATCHES:-$REPO/patches} p net=0 next=0 seen_next=0 bad=0
+	for p in "${patches[@]}"; do
+		if grep -q '^Subject: \[PATCH net ' "$p"; then
+			net=$((net + 1))
+			[ "$seen_next" = 0 ] || { echo "  $(basename "$p"): a net fix after the bpf-next part"; bad=1; }
+			grep -q '^Fixes: [0-9a-f]\{12\} ("' "$p" ||
+				{ echo "  $(basename "$p"): net patch without a Fixes: tag"; bad=1; }
+		else
+			next=$((next + 1)); seen_next=1
+			! grep -q '^Fixes: ' "$p" ||
+				{ echo "  $(basename "$p"): Fixes: tag in the bpf-next part (fixes go first, for net)"; bad=1; }
+		fi
+	done
+	[ "$net" -le 15 ] && [ "$next" -le 15 ] ||
+		{ echo "  more than 15 patches in a series (net $net, bpf-next $next)"; bad=1; }
+	if [ "$next" -gt 2 ] && [ ! -f "$d/0000-cover-letter.cover" ]; then
+		echo "  no cover letter beside the $next bpf-next patches"; bad=1
 	fi
-	verdict format "ok ($n patches)"
+	if [ "$net" -gt 2 ] && [ ! -f "$d/0000-net-cover-letter.cover" ]; then
+		echo "  no cover letter beside the $net net patches"; bad=1
+	fi
+	[ "$bad" = 0 ] || { verdict format FAIL; return 1; }
+	verdict format "ok ($net net fixes first, $next bpf-next patches)"
 }
 
 check_signoff() {
@@ -154,8 +177,7 @@ check_build() {
 	src=$root/src bld=$root/build
 	mkdir -p "$root/ok" "$bld"
 	check_worktree "$root"
-	[ -f "$bld/.config" ] || cp "$(variant_root "$repo")/series/build/.config" "$bld/.config" 2>/dev/null ||
-		SRC=$src O=$bld "$here/config.sh"
+	[ -f "$bld/.config" ] || FLAVOUR=check SRC=$src O=$bld "$here/config.sh"
 	exec 9>"$CACHE/build.lock"
 	flock 9
 	prefix=$base
@@ -195,16 +217,13 @@ check_w1() {
 	for f in "${files[@]}"; do
 		touch "$root/src/$f" 2>/dev/null || true
 		b=$(w1_count "$root/src" "$root/build" "$f")
-		a=$(touch "$src/$f"; w1_count "$src" "$vroot/series/build" "$f")
+		a=$(touch "$src/$f"; w1_count "$src" "$(FLAVOUR=perf flavour_root "$vroot" series)/build" "$f")
 		echo "  $f: W=1 warnings $b -> $a"
 		[ "$a" -le "$b" ] || bad=1
 	done
 	[ "$bad" = 0 ] && verdict w1 "ok (${#files[@]} files)" || { verdict w1 "FAIL new W=1 warnings"; return 1; }
 }
 
-# driver object dirs built by the drivers gate
-DRIVER_DIRS=(drivers/net/ethernet/marvell/ drivers/net/ethernet/intel/i40e/
-	     drivers/net/ethernet/mellanox/mlx5/core/)
 
 drivers_w1() { # src O -> W=1 warning count over DRIVER_DIRS
 	make -s -C "$1" O="$2" -j"$JOBS" CC="ccache gcc" W=1 "${DRIVER_DIRS[@]}" 2>&1 |
@@ -216,11 +235,9 @@ check_drivers() {
 	src=$root/src bld=$root/build
 	mkdir -p "$root/drv"
 	check_worktree "$root"
-	if [ ! -f "$bld/.config" ]; then
-		mkdir -p "$bld"
-		cp "$vroot/series/build/.config" "$bld/.config" 2>/dev/null ||
-			{ verdict drivers "FAIL no kernel config (run: scripts/build.sh series)"; return 1; }
-	fi
+	# the gate builds with the benchmark (non-debug) config plus the other
+	# drivers the series touches (net-core/config.drivers)
+	[ -f "$bld/.config" ] || FLAVOUR=check SRC=$src O=$bld "$here/config.sh"
 	exec 9>"$CACHE/build.lock"
 	flock 9
 	if [ ! -f "$root/drv/base.$base" ]; then
@@ -229,12 +246,29 @@ check_drivers() {
 		drivers_w1 "$src" "$bld" > "$root/drv/base.$base"
 	fi
 	b=$(cat "$root/drv/base.$base")
+	if [ "${DRIVERS_PER_PATCH:-1}" = 0 ]; then
+		# make test: base against the whole series only (make check
+		# runs every prefix)
+		prefix=$base
+		for p in "${patches[@]}"; do prefix=$(next_prefix "$prefix" "$p"); done
+		if [ ! -f "$root/drv/$prefix" ]; then
+			check_tree_at "$src" "${#patches[@]}" ||
+				{ verdict drivers "FAIL the series does not apply"; return 1; }
+			touch_dirs "$src"
+			drivers_w1 "$src" "$bld" > "$root/drv/$prefix"
+		fi
+		n=$(cat "$root/drv/$prefix")
+		echo "  whole series: W=1 warnings in ${#DRIVER_DIRS[@]} driver dirs $b -> $n"
+		[ "$n" -le "$b" ] || { verdict drivers "FAIL new W=1 warnings"; return 1; }
+		verdict drivers "ok (W=1 $b warnings at base and after the series; per patch: make check)"
+		return 0
+	fi
 	prefix=$base
 	i=0
 	for p in "${patches[@]}"; do
 		i=$((i + 1))
 		prefix=$(next_prefix "$prefix" "$p")
-		grep -qE '^\+\+\+ b/drivers/net/ethernet/(marvell|intel/i40e|mellanox/mlx5)/' "$p" || continue
+		grep -qE "$DRIVER_RE" "$p" || continue
 		if [ ! -f "$root/drv/$prefix" ]; then
 			check_tree_at "$src" "$i" ||
 				{ verdict drivers "FAIL $(basename "$p") does not apply"; return 1; }
@@ -245,7 +279,7 @@ check_drivers() {
 		echo "  [$i] $(basename "$p"): W=1 warnings in the three drivers $b -> $n"
 		[ "$n" -le "$b" ] || { verdict drivers "FAIL new W=1 warnings at $(basename "$p")"; return 1; }
 	done
-	verdict drivers "ok (W=1 $b warnings at base, none added by any patch)"
+	verdict drivers "ok (W=1 $b warnings at base in ${#DRIVER_DIRS[@]} driver dirs, none added by any patch)"
 }
 
 # make every driver object rebuild (W=1 warnings only show when compiling)

@@ -39,6 +39,7 @@
 #include <linux/string.h>
 #include <linux/timex.h>
 #include <linux/workqueue.h>
+#include <net/busy_poll.h>
 #include <net/page_pool/helpers.h>
 #include <net/page_pool/types.h>
 #include <net/xdp.h>
@@ -64,12 +65,18 @@ MODULE_PARM_DESC(bench_loops, "API calls per benchmark measurement (1..2000000)"
 static bool hardirq_return;
 module_param(hardirq_return, bool, 0444);
 MODULE_PARM_DESC(hardirq_return,
-		 "hardirq case: really return one page from a hard hrtimer (outside the page_pool API contract, see the case's comment)");
+		 "hardirq case on base: really return one page from a hard hrtimer (the series always does; outside the page_pool API contract, see the case's comment)");
 
 /* Expectation for the APIs that 7.3 runs with napi_direct=true. */
 static bool pp_base;
 /* Does the running kernel export xdp_return_frame_rx_napi (base 7.3)? */
 static bool pp_probe_base;
+/*
+ * xdp_return_frame_rx_napi() of base 7.3, looked up at load time: the
+ * series removes it, so the module cannot reference it directly.  NULL on
+ * the series; the cases of the two _rx_napi APIs are then left out.
+ */
+static void (*pp_rx_napi)(struct xdp_frame *xdpf);
 
 #define PP_POOL_SIZE		256	/* ptr_ring size; never fills in a case */
 #define PP_MAX_PAGES		8
@@ -105,20 +112,21 @@ struct pp_api_desc {
 	unsigned int pages;	/* pages from pool 0 per call */
 	unsigned int pages2;	/* pages from pool 1 per call (mixed bulk) */
 	bool base_direct;	/* 7.3 passes napi_direct=true, no decision */
+	bool rx_napi;		/* needs xdp_return_frame_rx_napi() */
 };
 
 static const struct pp_api_desc pp_apis[PP_NR_API] = {
 	[PP_PUT_PAGE]		= { "page_pool_put_full_page", 1, 0, false },
 	[PP_PUT_BULK]		= { "page_pool_put_netmem_bulk", 4, 0, false },
 	[PP_FRAME]		= { "xdp_return_frame", 1, 0, false },
-	[PP_FRAME_RX_NAPI]	= { "xdp_return_frame_rx_napi", 1, 0, true },
+	[PP_FRAME_RX_NAPI]	= { "xdp_return_frame_rx_napi", 1, 0, true, true },
 	[PP_FRAME_BULK]		= { "xdp_return_frame_bulk", 4, 0, false },
 	[PP_BUFF]		= { "xdp_return_buff", 1, 0, true },
 	[PP_FRAG]		= { "xdp_return_frag", 1, 0, true },
 	[PP_FRAME_MB]		= { "xdp_return_frame_mb", 1 + PP_NR_FRAGS, 0,
 				    false },
 	[PP_FRAME_MB_RX_NAPI]	= { "xdp_return_frame_rx_napi_mb",
-				    1 + PP_NR_FRAGS, 0, true },
+				    1 + PP_NR_FRAGS, 0, true, true },
 	[PP_BUFF_MB]		= { "xdp_return_buff_mb", 1 + PP_NR_FRAGS, 0,
 				    true },
 	[PP_MIX_BULK]		= { "page_pool_put_netmem_bulk_2pools", 3, 3,
@@ -368,12 +376,12 @@ static void pp_job_exec(struct pp_job *job)
 		break;
 	case PP_FRAME_RX_NAPI:
 	case PP_FRAME_MB_RX_NAPI:
-		xdp_return_frame_rx_napi(job->frames[0]);
+		pp_rx_napi(job->frames[0]);
 		break;
 	case PP_FRAME_BULK:
 	case PP_MIX_FRAME_BULK:
 		xdp_frame_bulk_init(&job->bq);
-		rcu_read_lock();	/* required by xdp_return_frame_bulk() */
+		rcu_read_lock();	/* 7.3 documents it for the bulk API */
 		for (i = 0; i < job->nr_frames; i++)
 			xdp_return_frame_bulk(job->frames[i], &job->bq);
 		xdp_flush_frame_bulk(&job->bq);
@@ -411,11 +419,15 @@ static int pp_poll(struct napi_struct *napi, int budget)
 {
 	struct pp_env *env = pp_env_of(napi);
 	bool first = napi == &env->napi[0];
+	void (*fn)(struct pp_env *env) = env->poll_fn;
 
-	if (first) {
+	/* A busy poller calls the poll twice (the loop, busy_poll_stop()):
+	 * the job runs in the first call only.
+	 */
+	if (first && fn) {
+		env->poll_fn = NULL;
 		pp_where_record(env, &env->poll_where);
-		if (env->poll_fn)
-			env->poll_fn(env);
+		fn(env);
 	}
 	napi_complete_done(napi, 0);
 	/* Softirq: signal with complete(), never with a mutex. */
@@ -615,6 +627,25 @@ static int pp_ctx_process(struct pp_env *env)
 static int pp_ctx_napi_poll(struct pp_env *env)
 {
 	return pp_kick_poll(env, pp_job_run_here);
+}
+
+/*
+ * napi[0] polled by a busy poller: napi_busy_loop() from this task (no
+ * loop_end: one poll, then busy_poll_stop() polls once more to re-arm).
+ * The task owns the NAPI (SCHED | IN_BUSY_POLL) with BH disabled.
+ */
+static int pp_ctx_busy_poll(struct pp_env *env)
+{
+	reinit_completion(&env->poll_done);
+	env->poll_where.recorded = false;
+	env->poll_fn = pp_job_run_here;
+	env->err = 0;
+
+	napi_busy_loop(READ_ONCE(env->napi[0].napi_id), NULL, NULL, false, 8);
+
+	if (!wait_for_completion_timeout(&env->poll_done, env->wait))
+		return -ETIMEDOUT;
+	return env->err;
 }
 
 /* BH disabled, napi[0] scheduled on this CPU but its poll not yet run. */
@@ -852,13 +883,20 @@ static void pp_check_api(struct kunit *test, struct pp_env *env,
 	}
 }
 
+/* The kernel has this API (the _rx_napi ones exist on base 7.3 only). */
+static bool pp_api_available(enum pp_api api)
+{
+	return !pp_apis[api].rx_napi || pp_rx_napi;
+}
+
 static void pp_check_all(struct kunit *test, struct pp_env *env,
 			 const struct pp_case *c)
 {
 	unsigned int api;
 
 	for (api = 0; api < PP_NR_SINGLE_POOL_API; api++)
-		pp_check_api(test, env, c, api);
+		if (pp_api_available(api))
+			pp_check_api(test, env, c, api);
 }
 
 KUNIT_DEFINE_ACTION_WRAPPER(pp_env_destroy_action, pp_env_destroy,
@@ -915,7 +953,7 @@ static void pp_expect_mode(struct kunit *test)
 	if (!strcmp(expect, "auto"))
 		return;
 	KUNIT_EXPECT_EQ_MSG(test, pp_probe_base, pp_base,
-			    "expect=%s, but xdp_return_frame_rx_napi is %s (base 7.3 exports it, the series inlines it)",
+			    "expect=%s, but xdp_return_frame_rx_napi is %s (base 7.3 exports it, the series removes it)",
 			    expect, pp_probe_base ? "exported" : "not exported");
 }
 
@@ -1084,21 +1122,60 @@ static void pp_percpu_pool_owner_cpu_process(struct kunit *test)
 /*
  * Threaded NAPI: the poll runs in a kthread under local_bh_disable(), so
  * in_softirq() is true, but ____napi_schedule() wakes the thread instead of
- * queueing on a poll list, so list_owner stays -1 -> ring, even in the poll.
+ * queueing on a poll list.  Base 7.3: list_owner stays -1 -> ring, even in
+ * the poll (only the APIs that force napi_direct reach the cache).  Series:
+ * the kthread claims list_owner for the poll -> cached.
  */
 static void pp_threaded_napi_poll(struct kunit *test)
 {
 	struct pp_env *env = pp_setup(test, 1, true);
 	struct pp_case c = {
 		.ctx = "threaded NAPI poll", .run = pp_ctx_napi_poll,
-		.local = { false }, .softirq = 1, .serving = 0, .cpu = -1,
-		.owner = { PP_OWN_NONE },
+		.local = { !pp_base }, .softirq = 1, .serving = 0, .cpu = -1,
+		.owner = { pp_base ? PP_OWN_NONE : PP_OWN_SELF },
 	};
 
 	pp_add_pool(test, env, 0, &env->napi[0], -1);
 	pp_check_all(test, env, &c);
 	KUNIT_EXPECT_NE(test, env->poll_where.cpu, -1);
 	KUNIT_EXPECT_FALSE(test, env->poll_where.serving);
+}
+
+/*
+ * Busy poll: napi_busy_loop() polls the NAPI from process context with BH
+ * disabled; the instance is on no poll list.  Base 7.3: list_owner -1 ->
+ * ring (but for the forced APIs).  Series: the busy poller claims it for
+ * the poll -> cached.
+ */
+static void pp_busy_poll(struct kunit *test)
+{
+	struct pp_env *env = pp_setup(test, 1, false);
+	struct pp_case c = {
+		.ctx = "busy poll", .run = pp_ctx_busy_poll,
+		.local = { !pp_base }, .softirq = 1, .serving = 0, .cpu = -1,
+		.owner = { pp_base ? PP_OWN_NONE : PP_OWN_SELF },
+	};
+
+	if (!IS_ENABLED(CONFIG_NET_RX_BUSY_POLL))
+		kunit_skip(test, "CONFIG_NET_RX_BUSY_POLL=n");
+	pp_add_pool(test, env, 0, &env->napi[0], -1);
+	pp_check_all(test, env, &c);
+}
+
+/* Busy poll of napi[0], pool owned by idle napi[1] -> ring on both. */
+static void pp_busy_poll_other_napi(struct kunit *test)
+{
+	struct pp_env *env = pp_setup(test, 2, false);
+	struct pp_case c = {
+		.ctx = "busy poll of another NAPI", .run = pp_ctx_busy_poll,
+		.local = { false }, .softirq = 1, .serving = 0, .cpu = -1,
+		.owner = { PP_OWN_ANY, PP_OWN_NONE },
+	};
+
+	if (!IS_ENABLED(CONFIG_NET_RX_BUSY_POLL))
+		kunit_skip(test, "CONFIG_NET_RX_BUSY_POLL=n");
+	pp_add_pool(test, env, 0, &env->napi[1], -1);
+	pp_check_all(test, env, &c);
 }
 
 /*
@@ -1132,23 +1209,29 @@ static void pp_mixed_pool_bulk_in_poll(struct kunit *test)
  * i.e. page_pool must not be called from hard IRQ at all (the ring path
  * takes producer_lock with plain spin_lock() when in_softirq(), which would
  * deadlock against the interrupted softirq holding it).  So by default the
- * case returns nothing from the timer: it proves the context (hardirq, on
- * the owner CPU, in_softirq() true, list_owner == CPU) and that the cache
- * and ring were untouched.  hardirq_return=1 really returns one page from
- * the timer - only safe here because the poll is spinning and holds neither
- * the cache nor the ring lock - and asserts it did not go to the cache,
- * which 7.3 is expected to fail.
+ * case returns nothing from the timer on base: it proves the context
+ * (hardirq, on the owner CPU, in_softirq() true, list_owner == CPU) and
+ * that the cache and ring were untouched.  On the series (or with
+ * hardirq_return=1 on base) it really returns one page from the timer -
+ * only safe here because the poll is spinning and holds neither the cache
+ * nor the ring lock - and asserts that it went to the ring, not the cache
+ * (page_pool_napi_local() rejects hard IRQ; 7.3 is expected to fail).  On a
+ * lockdep kernel that return triggers the documented
+ * lockdep_assert_no_hardirq() warning in __page_pool_put_page(), once per
+ * boot; the harness's splat check expects exactly that warning, with
+ * pp_timer_fn in its trace.
  */
 static void pp_hardirq_in_owner_poll(struct kunit *test)
 {
 	struct pp_env *env = pp_setup(test, 1, false);
 	struct page_pool_stats before[PP_MAX_POOL], after[PP_MAX_POOL];
 	const struct pp_where *w = &env->timer_where;
+	bool do_return = hardirq_return || !pp_base;
 	u64 cached, ring;
 	int err;
 
 	pp_add_pool(test, env, 0, &env->napi[0], -1);
-	if (hardirq_return) {
+	if (do_return) {
 		err = pp_job_prep(env, PP_PUT_PAGE);
 		KUNIT_ASSERT_EQ(test, err, 0);
 		env->timer_return = true;
@@ -1169,7 +1252,7 @@ static void pp_hardirq_in_owner_poll(struct kunit *test)
 
 	cached = after[0].recycle_stats.cached - before[0].recycle_stats.cached;
 	ring = after[0].recycle_stats.ring - before[0].recycle_stats.ring;
-	if (!hardirq_return) {
+	if (!do_return) {
 		pp_expect_delta(test, "nothing", "hardirq in owner poll", 0,
 				&before[0], &after[0], 0, 0);
 		kunit_info(test, "hardirq on CPU%d: in_softirq()=%d list_owner=%d: page_pool_napi_local() would say local; only lockdep_assert_no_hardirq() guards\n",
@@ -1181,6 +1264,8 @@ static void pp_hardirq_in_owner_poll(struct kunit *test)
 		   cached, ring);
 	KUNIT_EXPECT_EQ_MSG(test, cached, 0ULL,
 			    "a page returned from hard IRQ went into the lockless cache");
+	KUNIT_EXPECT_EQ_MSG(test, ring, 1ULL,
+			    "a page returned from hard IRQ did not reach the ring");
 }
 
 static struct kunit_case pp_decide_cases[] = {
@@ -1196,6 +1281,8 @@ static struct kunit_case pp_decide_cases[] = {
 	KUNIT_CASE(pp_percpu_pool_other_cpu_bh),
 	KUNIT_CASE(pp_percpu_pool_owner_cpu_process),
 	KUNIT_CASE(pp_threaded_napi_poll),
+	KUNIT_CASE(pp_busy_poll),
+	KUNIT_CASE(pp_busy_poll_other_napi),
 	KUNIT_CASE(pp_mixed_pool_bulk_in_poll),
 	KUNIT_CASE(pp_hardirq_in_owner_poll),
 	{}
@@ -1327,6 +1414,8 @@ static void pp_bench_ctx(enum pp_bench_ctx ctx, unsigned int loops)
 		struct pp_bench *b = &env->bench;
 		u64 ns_milli;
 
+		if (!pp_api_available(api))
+			continue;
 		memset(b, 0, sizeof(*b));
 		b->api = api;
 		b->loops = loops;
@@ -1363,11 +1452,11 @@ static void pp_bench_run(void)
 
 static bool pp_kernel_exports_rx_napi(void)
 {
-	/* Base 7.3 exports it (GPL); the series makes it a static inline. */
-	if (!__symbol_get("xdp_return_frame_rx_napi"))
-		return false;
-	__symbol_put("xdp_return_frame_rx_napi");
-	return true;
+	/* Base 7.3 exports it (GPL); the series removes it.  The reference
+	 * is held until the module goes away.
+	 */
+	pp_rx_napi = __symbol_get("xdp_return_frame_rx_napi");
+	return pp_rx_napi;
 }
 
 static int __init pp_decide_init(void)
@@ -1397,6 +1486,8 @@ static int __init pp_decide_init(void)
 /* The KUnit suite runs from the module notifier once init returned. */
 static void __exit pp_decide_exit(void)
 {
+	if (pp_rx_napi)
+		__symbol_put("xdp_return_frame_rx_napi");
 }
 
 module_init(pp_decide_init);
