@@ -4,7 +4,7 @@
 SHELL := /bin/bash
 S := scripts
 
-.PHONY: all demo test check bench bench-nic build base-build export setup clean-cache help
+.PHONY: all demo test test-base check bench bench-nic build setup export prep send shell clean help
 
 all: demo
 
@@ -35,6 +35,18 @@ setup: ## install host packages (root, apt pins) and the guest root
 
 export: ## regenerate patches/ from the kernel work tree (WORK=...)
 	$(S)/export.sh
+
+prep: ## ready to post: your identity, To/Cc, changes, range-diff (out/prep/vN)
+	$(S)/prep.sh
+
+send: ## dry run of posting what make prep made (never sends)
+	$(S)/send.sh
+
+shell: ## interactive VM on the series kernel (the repo, NICs, build mounted)
+	$(S)/shell.sh
+
+clean: ## remove the worktrees and branches the harness made (KDIR too)
+	$(S)/clean.sh
 
 help: ## this list
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | \

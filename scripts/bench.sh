@@ -78,6 +78,16 @@ run_variant() { # variant build mode
 		bash /xdp-pp/scripts/guest/bench.sh > "$d.console" 2>&1 ||
 		{ tail -30 "$d.console" >&2; log "bench: $v ($mode) run failed"; return 1; }
 }
+# Both VMs die with the run: a failing one takes its sibling down, and
+# Ctrl-C or a kill of this script stops both (vm.sh kills its QEMU).
+pids=()
+stop_runs() {
+	local p
+	for p in "${pids[@]}"; do kill_tree "$p"; done
+}
+trap stop_runs EXIT
+trap 'log "bench: interrupted, stopping both VMs"; exit 130' INT
+trap 'exit 143' TERM
 for mode in icount ${BENCH_WALL:+wall} ${BENCH_NIC_VM:+nicvm}; do
 	pids=()
 	i=0
@@ -86,8 +96,15 @@ for mode in icount ${BENCH_WALL:+wall} ${BENCH_NIC_VM:+nicvm}; do
 		pids+=($!)
 		i=$((i + 1))
 	done
-	for p in "${pids[@]}"; do
-		wait "$p" || die "bench: a $mode run failed"
+	while [ ${#pids[@]} -gt 0 ]; do
+		rc=0
+		wait -n -p finished "${pids[@]}" || rc=$?
+		mapfile -t pids < <(printf '%s\n' "${pids[@]}" | grep -vx "$finished" || true)
+		if [ "$rc" != 0 ]; then
+			log "bench: a $mode run failed; stopping the other VM"
+			stop_runs
+			die "bench: a $mode run failed"
+		fi
 	done
 done
 python3 "$here/bench-report.py" "$out"

@@ -8,13 +8,31 @@
 #   checkpatch  checkpatch.pl --strict per patch: 0 errors, 0 warnings, 0 checks
 #   kdoc        scripts/kernel-doc -none on touched files: no new warnings
 #   build       every patch builds on its own (cached per prefix)
-#   w1          W=1 on touched .c files: no new warnings against the base
+#   w1          W=1 on touched .c files, base against the series, in the
+#               check tree and config (FLAVOUR=check): no new warnings
 #   drivers     the touched NIC drivers (DRIVER_DIRS in lib.sh: mvneta,
 #               i40e, mlx5, and the drivers of the fixes and conversions)
 #               built with W=1 at every patch that touches them: no warning
 #               above the base's (cached per prefix); DRIVERS_PER_PATCH=0
 #               (make test) only at the end of the series
+#
+# Each check runs in its own process with errexit in effect (set -eE, an ERR
+# trap, inherit_errexit): a command that fails and is not handled ends the
+# check as a FAIL naming the command, never as a pass. A check ends with one
+# verdict, NIPA's convention (retcode): pass 0, warn 250, fail 1.
+#   warn  a step could not run but nothing is known to be wrong (kdoc: the
+#         base could not be counted and the series has no warning; w1: a
+#         touched file does not compile in the check config at the base or
+#         at all, so it was not compared)
+#   fail  anything found wrong, and anything unexpected (a check that ends
+#         without a verdict or on an unhandled error)
+# Results: $RESULTS/<check>/{retcode,desc,log} (desc: the one-line verdict,
+# log: the check's full output), RESULTS default $CACHE/out/check; a summary
+# line per check at the end. Exit 1 when a check fails (a warn does not).
+# The check_* functions and their helpers are called indirectly (run_check):
+# shellcheck disable=SC2317
 set -euo pipefail
+shopt -s inherit_errexit
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=lib.sh
 . "$here/lib.sh"
@@ -24,12 +42,23 @@ usage() {
 usage: scripts/check.sh [--fast] [CHECK...]
 
 Checks: format signoff checkpatch kdoc build w1 drivers (default: all;
---fast: format signoff checkpatch kdoc; `make test` adds drivers). Environment: KDIR, BASE, PATCHES.
+--fast: format signoff checkpatch kdoc; `make test` adds drivers).
+Environment: KDIR, BASE, PATCHES, RESULTS (default $CACHE/out/check),
+DRIVERS_PER_PATCH=0 (drivers: base against the whole series only).
 checkpatch ignores UNKNOWN_COMMIT_ID (the Debian base tarball has no
 history, so a cited upstream commit cannot be looked up) and
 FILE_PATH_CHANGES, which is replaced by a get_maintainer.pl check that every
 added file already has a maintainer.
-Exit: 0 all checks ok, 1 a check failed.
+Each check runs in its own process with errexit in effect: an unhandled
+failing command makes it fail. Verdicts (NIPA's retcodes):
+  pass (0)    nothing wrong
+  warn (250)  a step could not run, nothing known wrong (kdoc: base not
+              counted, no warning in the series; w1: a file not compiled
+              in the check config, so not compared)
+  fail (1)    something wrong (new warnings, ...) or anything unexpected
+Results per check: $RESULTS/<check>/retcode, desc (one-line verdict), log;
+a summary line per check at the end: `name: pass|warn|fail — desc`.
+Exit: 0 no check failed (warnings allowed), 1 a check failed.
 U
 }
 checks=()
@@ -46,109 +75,175 @@ if [ ${#checks[@]} -eq 0 ]; then
 	checks=(format signoff checkpatch kdoc)
 	[ "$fast" = 1 ] || checks+=(build w1 drivers)
 fi
+RESULTS=${RESULTS:-$CACHE/out/check}
 
 mapfile -t patches < <(series_patches)
 repo=$(kernel_repo)
 base=$(base_commit "$repo")
 vroot=$(variant_root "$repo")
-series_src=""
-series_tree() { [ -n "$series_src" ] || series_src=$("$here/tree.sh" series); echo "$series_src"; }
+
+series_tree() { "$here/tree.sh" series; }
 # files touched by the series (kernel files, not tools/)
-touched() {
-	local src
-	src=$(series_tree)
-	git -C "$src" diff --name-only "$base" HEAD -- ':!tools' ':!Documentation'
+touched() { # series-tree
+	git -C "$1" diff --name-only "$base" HEAD -- ':!tools' ':!Documentation'
 }
+# lines NAME TEXT: the array NAME gets the lines of TEXT (none when empty)
+lines() {
+	local -n _lines=$1
+	_lines=()
+	[ -z "$2" ] || mapfile -t _lines <<<"$2"
+}
+# count GREP-ARGS...: matching lines of stdin; no match is 0, not a failure
+count() { grep -c "$@" || [ $? = 1 ]; }
 
 verdict() { printf '%-11s %s\n' "$1:" "$2"; }
+
+# The verdict of the running check (in its own process, see run_check):
+# prints the console line, writes desc and retcode, ends the process.
+finish() { # retcode console-text desc
+	[ "$BASHPID" = "$check_pid" ] ||
+		{ echo "  error: verdict '$3' given in a subshell" >&2; exit 1; }
+	verdict "$check_name" "$2"
+	printf '%s\n' "$3" > "$check_dir/desc"
+	echo "$1" > "$check_dir/retcode"
+	exit "$1"
+}
+pass() { finish 0 "ok ($1)" "$1"; }
+warn() { finish 250 "WARN $1" "$1"; }
+fail() { finish 1 "FAIL $1" "$1"; }
+# problem TEXT: something wrong, shown now; fail_on_problems ends the check
+problem() { echo "  $1"; problems+=("$1"); }
+fail_on_problems() {
+	[ ${#problems[@]} -eq 0 ] && return
+	if [ ${#problems[@]} -gt 1 ]; then
+		fail "${problems[0]} (and $(( ${#problems[@]} - 1 )) more, see the log)"
+	fi
+	fail "${problems[0]}"
+}
+# ERR trap: the first unhandled failure is the check's desc (run_check)
+on_err() { # status command
+	local where="${FUNCNAME[1]:-main}, line ${BASH_LINENO[0]}"
+	echo "  error: '$2' exited $1 ($where)" >&2
+	[ -e "$check_dir/err" ] || echo "'$2' exited $1 ($where)" > "$check_dir/err"
+}
 
 check_format() {
 	# patches/ holds the net fixes (subject "[PATCH net ...]", Fixes: tags)
 	# followed by the bpf-next series: NIPA's limits per series
-	local d=${PATCHES:-$REPO/patches} p net=0 next=0 seen_next=0 bad=0
+	local d=${PATCHES:-$REPO/patches} p net=0 next=0 seen_next=0
 	for p in "${patches[@]}"; do
 		if grep -q '^Subject: \[PATCH net ' "$p"; then
 			net=$((net + 1))
-			[ "$seen_next" = 0 ] || { echo "  $(basename "$p"): a net fix after the bpf-next part"; bad=1; }
+			[ "$seen_next" = 0 ] || problem "$(basename "$p"): a net fix after the bpf-next part"
 			grep -q '^Fixes: [0-9a-f]\{12\} ("' "$p" ||
-				{ echo "  $(basename "$p"): net patch without a Fixes: tag"; bad=1; }
+				problem "$(basename "$p"): net patch without a Fixes: tag"
 		else
 			next=$((next + 1)); seen_next=1
 			! grep -q '^Fixes: ' "$p" ||
-				{ echo "  $(basename "$p"): Fixes: tag in the bpf-next part (fixes go first, for net)"; bad=1; }
+				problem "$(basename "$p"): Fixes: tag in the bpf-next part (fixes go first, for net)"
 		fi
 	done
-	[ "$net" -le 15 ] && [ "$next" -le 15 ] ||
-		{ echo "  more than 15 patches in a series (net $net, bpf-next $next)"; bad=1; }
+	if [ "$net" -gt 15 ] || [ "$next" -gt 15 ]; then
+		problem "more than 15 patches in a series (net $net, bpf-next $next)"
+	fi
 	if [ "$next" -gt 2 ] && [ ! -f "$d/0000-cover-letter.cover" ]; then
-		echo "  no cover letter beside the $next bpf-next patches"; bad=1
+		problem "no cover letter beside the $next bpf-next patches"
 	fi
 	if [ "$net" -gt 2 ] && [ ! -f "$d/0000-net-cover-letter.cover" ]; then
-		echo "  no cover letter beside the $net net patches"; bad=1
+		problem "no cover letter beside the $net net patches"
 	fi
-	[ "$bad" = 0 ] || { verdict format FAIL; return 1; }
-	verdict format "ok ($net net fixes first, $next bpf-next patches)"
+	fail_on_problems
+	pass "$net net fixes first, $next bpf-next patches"
 }
 
 check_signoff() {
-	local p bad=0
+	local p
 	for p in "${patches[@]}"; do
-		grep -q '^Signed-off-by: .* <.*@.*>' "$p" || { echo "  no Signed-off-by: $(basename "$p")"; bad=1; }
+		grep -q '^Signed-off-by: .* <.*@.*>' "$p" || problem "no Signed-off-by: $(basename "$p")"
 	done
-	[ "$bad" = 0 ] && verdict signoff ok || { verdict signoff FAIL; return 1; }
+	fail_on_problems
+	pass "${#patches[@]} patches signed off"
 }
 
 check_checkpatch() {
-	local p src bad=0 res
+	local p src res st f out added=()
 	src=$(series_tree)
 	for p in "${patches[@]}"; do
-		# Debian's python3 (ply, git) for spdxcheck.py, not a pyenv one
+		# Debian's python3 (ply, git) for spdxcheck.py, not a pyenv one.
+		# checkpatch.pl exits 1 when it reports anything: its report decides.
+		st=0
 		res=$(cd "$src" && PATH=/usr/bin:$PATH ./scripts/checkpatch.pl --strict \
 			--quiet --no-summary --ignore UNKNOWN_COMMIT_ID,FILE_PATH_CHANGES \
-			"$p" 2>&1) || true
+			"$p" 2>&1) || st=$?
 		if [ -n "$res" ]; then
-			echo "  $(basename "$p"):"; sed 's/^/    /' <<<"$res" | head -30
-			bad=1
+			echo "  $(basename "$p"):"; sed -n '1,30s/^/    /p' <<<"$res"
+			problems+=("checkpatch.pl reports on $(basename "$p")")
+		elif [ "$st" != 0 ]; then
+			problem "$(basename "$p"): checkpatch.pl exited $st without a report"
 		fi
 		# FILE_PATH_CHANGES is checked here instead: every added file
-		# must already have a maintainer through MAINTAINERS.
-		local f
-		for f in $(sed -n 's|^+++ b/||p' "$p"); do
-			grep -q "^--- /dev/null" <(grep -B1 -F "+++ b/$f" "$p") || continue
-			(cd "$src" && perl scripts/get_maintainer.pl --no-git --no-git-fallback \
-				-f "$f" 2>/dev/null | grep -q 'maintainer') ||
-				{ echo "  $(basename "$p"): $f has no maintainer in MAINTAINERS"; bad=1; }
+		# ("--- /dev/null" then "+++ b/FILE") must already have a
+		# maintainer through MAINTAINERS.
+		lines added "$(awk '/^--- \/dev\/null$/ { n = NR + 1 }
+			NR == n && /^\+\+\+ b\// { print substr($0, 7) }' "$p")"
+		for f in "${added[@]}"; do
+			out=$(cd "$src" && perl scripts/get_maintainer.pl --no-git --no-git-fallback \
+				-f "$f" 2>/dev/null) || fail "get_maintainer.pl failed on $f"
+			grep -q 'maintainer' <<<"$out" ||
+				problem "$(basename "$p"): $f has no maintainer in MAINTAINERS"
 		done
 	done
-	[ "$bad" = 0 ] && verdict checkpatch "ok (${#patches[@]} patches, --strict)" ||
-		{ verdict checkpatch FAIL; return 1; }
+	fail_on_problems
+	pass "${#patches[@]} patches, --strict"
 }
 
-kdoc_count() { # tree files...
-	local t=$1 f n=0
-	shift
+# kdoc_count KERNEL-DOC DIR FILE...: warning and error lines of kernel-doc
+# -none on the .c/.h FILEs under DIR (absent files count 0); fails when
+# kernel-doc does not run.
+kdoc_count() {
+	local kd=$1 dir=$2 f out k n=0
+	shift 2
 	for f in "$@"; do
-		[ -f "$t/$f" ] || continue
 		case "$f" in *.c|*.h) ;; *) continue ;; esac
-		n=$(( n + $(cd "$t" && scripts/kernel-doc -none "$f" 2>&1 | grep -c -i 'warning' || true) ))
+		[ -f "$dir/$f" ] || continue
+		out=$(cd "$dir" && "$kd" -none "$f" 2>&1) || {
+			echo "  kernel-doc failed on $dir/$f:" >&2
+			sed -n '1,5s/^/    /p' <<<"$out" >&2
+			return 1
+		}
+		k=$(count -i -E 'warning|error' <<<"$out") || return 1
+		n=$((n + k))
 	done
 	echo "$n"
 }
 
+kdoc_tmp=""
 check_kdoc() {
-	local src files before after
+	local src kd files=() old=() before after
 	src=$(series_tree)
-	mapfile -t files < <(touched)
-	after=$(kdoc_count "$src" "${files[@]}")
-	local bt
-	bt=$(mktemp -d)
-	git -C "$src" archive "$base" -- "${files[@]}" scripts 2>/dev/null | tar -x -C "$bt" 2>/dev/null || true
-	before=$(kdoc_count "$bt" "${files[@]}")
-	rm -rf "$bt"
-	if [ "$after" -gt "$before" ]; then
-		verdict kdoc "FAIL kernel-doc warnings $before -> $after"; return 1
+	kd=$src/scripts/kernel-doc
+	lines files "$(touched "$src")"
+	after=$(kdoc_count "$kd" "$src" "${files[@]}") ||
+		fail "kernel-doc does not run on the series tree"
+	# the base versions of the files, read by the same kernel-doc (the base's
+	# scripts/kernel-doc is a symlink into tools/, a base copy of scripts/
+	# alone cannot run it)
+	kdoc_tmp=$(mktemp -d)
+	trap 'rm -rf "$kdoc_tmp"' EXIT
+	before=unknown
+	if [ ${#files[@]} -eq 0 ]; then
+		before=0
+	elif lines old "$(git -C "$src" ls-tree -r --name-only "$base" -- "${files[@]}")" &&
+	     { [ ${#old[@]} -eq 0 ] || git -C "$src" archive "$base" -- "${old[@]}" | tar -x -C "$kdoc_tmp"; }; then
+		before=$(kdoc_count "$kd" "$kdoc_tmp" "${files[@]}") || before=unknown
 	fi
-	verdict kdoc "ok (warnings $before -> $after in ${#files[@]} files)"
+	if [ "$before" = unknown ]; then
+		[ "$after" -eq 0 ] ||
+			fail "kernel-doc warnings ? -> $after (the base could not be counted)"
+		warn "no kernel-doc warning in ${#files[@]} files; the base could not be counted"
+	fi
+	[ "$after" -le "$before" ] || fail "kernel-doc warnings $before -> $after"
+	pass "warnings $before -> $after in ${#files[@]} files"
 }
 
 # The check worktree (base, then base + a prefix of the series).
@@ -164,16 +259,17 @@ next_prefix() { # prefix patch
 	printf '%s\n%s\n' "$1" "$(sha256sum < "$2")" | sha256sum | cut -c1-16
 }
 
-# Bring the check tree to base + patches 1..n.
+# Bring the check tree to base + patches 1..n (explicit statuses: it is
+# called in `||` too, where errexit does not apply).
 check_tree_at() { # src n
-	git -C "$1" am --abort >/dev/null 2>&1 || true
-	git -C "$1" checkout -q --detach -f "$base"
+	git -C "$1" am --abort >/dev/null 2>&1 || true # fails when no am is in progress
+	git -C "$1" checkout -q --detach -f "$base" || return
 	[ "$2" -eq 0 ] ||
 		git -C "$1" -c user.name=h -c user.email=h@h.invalid am -q "${patches[@]:0:$2}"
 }
 
 check_build() {
-	local root=$vroot/check src bld i prefix="" p
+	local root=$vroot/check src bld i prefix p
 	src=$root/src bld=$root/build
 	mkdir -p "$root/ok" "$bld"
 	check_worktree "$root"
@@ -189,45 +285,88 @@ check_build() {
 			echo "  [$i/${#patches[@]}] cached ok: $(basename "$p")"
 			continue
 		fi
-		check_tree_at "$src" "$i" ||
-			{ verdict build "FAIL $(basename "$p") does not apply"; return 1; }
+		check_tree_at "$src" "$i" || fail "$(basename "$p") does not apply"
 		echo "  [$i/${#patches[@]}] building: $(basename "$p")"
 		if ! make -s -C "$src" O="$bld" -j"$JOBS" CC="ccache gcc" olddefconfig bzImage modules \
 			> "$root/build-$i.log" 2>&1; then
-			grep -E 'error' "$root/build-$i.log" | head -10
-			verdict build "FAIL at $(basename "$p") (log: $root/build-$i.log)"; return 1
+			awk '/error/ && n++ < 10' "$root/build-$i.log"
+			fail "at $(basename "$p") (log: $root/build-$i.log)"
 		fi
 		touch "$root/ok/$prefix"
 	done
-	verdict build "ok (${#patches[@]} patches build one by one)"
+	pass "${#patches[@]} patches build one by one"
 }
 
-w1_count() { # src O file.c
-	make -s -C "$1" O="$2" CC="ccache gcc" W=1 "${3%.c}.o" 2>&1 | grep -c 'warning:' || true
+# w1_count SRC O FILE.c: W=1 warnings compiling FILE.c; fails (showing the
+# errors) when it does not compile
+w1_count() {
+	local out
+	touch "$1/$3" || return 1
+	out=$(make -s -C "$1" O="$2" CC="ccache gcc" W=1 "${3%.c}.o" 2>&1) || {
+		awk '/[Ee]rror/ && n++ < 5 { print "    " $0 }' <<<"$out" >&2
+		return 1
+	}
+	count 'warning:' <<<"$out"
 }
 
 check_w1() {
-	local src files f b a bad=0 root=$vroot/check
-	src=$(series_tree)
-	mapfile -t files < <(touched | grep '\.c$' || true)
+	local root=$vroot/check src bld all=() files=() f n
+	local -A before
+	local -a bad=() notcmp=()
+	src=$root/src bld=$root/build
+	lines all "$(touched "$(series_tree)")"
+	for f in "${all[@]}"; do
+		case "$f" in *.c) files+=("$f") ;; esac
+	done
 	check_worktree "$root"
+	[ -f "$bld/.config" ] || FLAVOUR=check SRC=$src O=$bld "$here/config.sh"
 	exec 9>"$CACHE/build.lock"
 	flock 9
-	check_tree_at "$root/src" 0
+	# base and series in the same tree and config: the counts compare
+	check_tree_at "$src" 0
 	for f in "${files[@]}"; do
-		touch "$root/src/$f" 2>/dev/null || true
-		b=$(w1_count "$root/src" "$root/build" "$f")
-		a=$(touch "$src/$f"; w1_count "$src" "$(FLAVOUR=perf flavour_root "$vroot" series)/build" "$f")
-		echo "  $f: W=1 warnings $b -> $a"
-		[ "$a" -le "$b" ] || bad=1
+		if [ ! -f "$src/$f" ]; then
+			before[$f]=0 # added by the series
+		elif n=$(w1_count "$src" "$bld" "$f"); then
+			before[$f]=$n
+		else
+			before[$f]=none
+		fi
 	done
-	[ "$bad" = 0 ] && verdict w1 "ok (${#files[@]} files)" || { verdict w1 "FAIL new W=1 warnings"; return 1; }
+	check_tree_at "$src" "${#patches[@]}" || fail "the series does not apply"
+	for f in "${files[@]}"; do
+		if [ ! -f "$src/$f" ]; then
+			echo "  $f: removed by the series"
+		elif n=$(w1_count "$src" "$bld" "$f"); then
+			echo "  $f: W=1 warnings ${before[$f]} -> $n"
+			if [ "${before[$f]}" = none ]; then
+				notcmp+=("$f")
+			elif [ "$n" -gt "${before[$f]}" ]; then
+				bad+=("$f")
+			fi
+		elif [ "${before[$f]}" = none ]; then
+			echo "  $f: does not compile in the check config, at the base nor after the series"
+			notcmp+=("$f")
+		else
+			echo "  $f: compiles at the base, not after the series"
+			bad+=("$f")
+		fi
+	done
+	[ ${#bad[@]} -eq 0 ] || fail "new W=1 warnings or errors in ${bad[*]}"
+	[ ${#notcmp[@]} -eq 0 ] ||
+		warn "${#notcmp[@]} of ${#files[@]} files not compared (they do not compile at the base in the check config): ${notcmp[*]}"
+	pass "${#files[@]} files"
 }
 
-
-drivers_w1() { # src O -> W=1 warning count over DRIVER_DIRS
-	make -s -C "$1" O="$2" -j"$JOBS" CC="ccache gcc" W=1 "${DRIVER_DIRS[@]}" 2>&1 |
-		grep -c 'warning:' || true
+# drivers_w1 SRC O: W=1 warning count over DRIVER_DIRS; fails (showing the
+# errors) when they do not build
+drivers_w1() {
+	local out
+	out=$(make -s -C "$1" O="$2" -j"$JOBS" CC="ccache gcc" W=1 "${DRIVER_DIRS[@]}" 2>&1) || {
+		awk '/[Ee]rror/ && n++ < 10 { print "    " $0 }' <<<"$out" >&2
+		return 1
+	}
+	count 'warning:' <<<"$out"
 }
 
 check_drivers() {
@@ -243,7 +382,8 @@ check_drivers() {
 	if [ ! -f "$root/drv/base.$base" ]; then
 		check_tree_at "$src" 0
 		touch_dirs "$src"
-		drivers_w1 "$src" "$bld" > "$root/drv/base.$base"
+		n=$(drivers_w1 "$src" "$bld") || fail "the driver dirs do not build with W=1 at the base"
+		echo "$n" > "$root/drv/base.$base"
 	fi
 	b=$(cat "$root/drv/base.$base")
 	if [ "${DRIVERS_PER_PATCH:-1}" = 0 ]; then
@@ -252,16 +392,15 @@ check_drivers() {
 		prefix=$base
 		for p in "${patches[@]}"; do prefix=$(next_prefix "$prefix" "$p"); done
 		if [ ! -f "$root/drv/$prefix" ]; then
-			check_tree_at "$src" "${#patches[@]}" ||
-				{ verdict drivers "FAIL the series does not apply"; return 1; }
+			check_tree_at "$src" "${#patches[@]}" || fail "the series does not apply"
 			touch_dirs "$src"
-			drivers_w1 "$src" "$bld" > "$root/drv/$prefix"
+			n=$(drivers_w1 "$src" "$bld") || fail "the driver dirs do not build with W=1 after the series"
+			echo "$n" > "$root/drv/$prefix"
 		fi
 		n=$(cat "$root/drv/$prefix")
 		echo "  whole series: W=1 warnings in ${#DRIVER_DIRS[@]} driver dirs $b -> $n"
-		[ "$n" -le "$b" ] || { verdict drivers "FAIL new W=1 warnings"; return 1; }
-		verdict drivers "ok (W=1 $b warnings at base and after the series; per patch: make check)"
-		return 0
+		[ "$n" -le "$b" ] || fail "new W=1 warnings ($b -> $n)"
+		pass "W=1 $b warnings at base and after the series; per patch: make check"
 	fi
 	prefix=$base
 	i=0
@@ -270,16 +409,17 @@ check_drivers() {
 		prefix=$(next_prefix "$prefix" "$p")
 		grep -qE "$DRIVER_RE" "$p" || continue
 		if [ ! -f "$root/drv/$prefix" ]; then
-			check_tree_at "$src" "$i" ||
-				{ verdict drivers "FAIL $(basename "$p") does not apply"; return 1; }
+			check_tree_at "$src" "$i" || fail "$(basename "$p") does not apply"
 			touch_dirs "$src"
-			drivers_w1 "$src" "$bld" > "$root/drv/$prefix"
+			n=$(drivers_w1 "$src" "$bld") ||
+				fail "the driver dirs do not build with W=1 at $(basename "$p")"
+			echo "$n" > "$root/drv/$prefix"
 		fi
 		n=$(cat "$root/drv/$prefix")
-		echo "  [$i] $(basename "$p"): W=1 warnings in the three drivers $b -> $n"
-		[ "$n" -le "$b" ] || { verdict drivers "FAIL new W=1 warnings at $(basename "$p")"; return 1; }
+		echo "  [$i] $(basename "$p"): W=1 warnings in the driver dirs $b -> $n"
+		[ "$n" -le "$b" ] || fail "new W=1 warnings at $(basename "$p") ($b -> $n)"
 	done
-	verdict drivers "ok (W=1 $b warnings at base in ${#DRIVER_DIRS[@]} driver dirs, none added by any patch)"
+	pass "W=1 $b warnings at base in ${#DRIVER_DIRS[@]} driver dirs, none added by any patch"
 }
 
 # make every driver object rebuild (W=1 warnings only show when compiling)
@@ -290,8 +430,49 @@ touch_dirs() {
 	done
 }
 
+# run_check NAME: check_NAME in its own process, errexit in effect (the
+# process is not in an `||` or `if` context, where bash would ignore it);
+# output to the console and $RESULTS/NAME/log, verdict in retcode and desc.
+run_check() {
+	local c=$1 d=$RESULTS/$1 st why
+	rm -rf "$d"
+	mkdir -p "$d"
+	set +e
+	(
+		set -eE
+		check_name=$c check_dir=$d check_pid=$BASHPID problems=()
+		trap 'on_err $? "$BASH_COMMAND"' ERR
+		[ ${#patches[@]} -gt 0 ] || fail "no patches in ${PATCHES:-$REPO/patches}"
+		"check_$c"
+	) 2>&1 | tee "$d/log"
+	st=${PIPESTATUS[0]}
+	set -e
+	if [ -f "$d/retcode" ] && [ "$(cat "$d/retcode")" = "$st" ]; then
+		return 0
+	fi
+	if [ -f "$d/err" ]; then
+		why="unexpected error: $(cat "$d/err")"
+	elif [ "$st" = 0 ]; then
+		why="ended without a verdict"
+	else
+		why="exited $st without a verdict: $(tail -n 1 "$d/log")"
+	fi
+	verdict "$c" "FAIL $why" | tee -a "$d/log"
+	printf '%s\n' "$why" > "$d/desc"
+	echo 1 > "$d/retcode"
+}
+
 rc=0
 for c in "${checks[@]}"; do
-	"check_$c" || rc=1
+	run_check "$c"
+done
+echo "summary ($RESULTS):"
+for c in "${checks[@]}"; do
+	case $(cat "$RESULTS/$c/retcode") in
+	0) v=pass ;;
+	250) v=warn ;;
+	*) v=fail; rc=1 ;;
+	esac
+	echo "$c: $v — $(cat "$RESULTS/$c/desc")"
 done
 exit "$rc"

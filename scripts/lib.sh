@@ -139,3 +139,35 @@ napi_cost_build() {
 			die "napi_cost: clang -target bpf failed for $fn"
 	done
 }
+
+# kill_tree PID: SIGTERM to PID's descendants (deepest first), then PID.
+# vm.sh traps TERM and takes its QEMU session down with it.
+kill_tree() {
+	local c
+	for c in $(pgrep -P "$1" 2>/dev/null); do kill_tree "$c"; done
+	kill -TERM "$1" 2>/dev/null || true
+}
+
+# vng_args BUILD OUT TOOLS GUEST: set the array VNG to the virtme-ng command
+# line of the harness's VM (scripts/vm.sh, scripts/shell.sh): the guest
+# root, two virtio NICs wired back to back, this repo at /xdp-pp, BUILD's
+# variant root at /variant, OUT at /out, TOOLS at /tools.
+# no5lvl: TCG's CPU model offers LA57; with 5-level paging a KASAN kernel
+# reports a wild-memory-access when an interrupt arrives while
+# identify_cpu() clears the capability bits (pgtable_l5_enabled() reads
+# false for a moment, so the direct map looks out of range). Not the
+# series; seen at 0.006 s of boot, before any networking.
+vng_args() {
+	local qopt=''
+	[ "${VM_ICOUNT:-0}" = 1 ] && qopt+=" -icount shift=0"
+	[ -n "${VM_QEMU_DATA:-}" ] && qopt+=" -L $VM_QEMU_DATA"
+	VNG=(vng --run "$1/arch/x86/boot/bzImage" --root "$4" --disable-microvm
+	     --disable-kvm --force-9p --verbose)
+	[ -z "${VM_QEMU:-}" ] || VNG+=(--qemu "$VM_QEMU")
+	VNG+=(--cpus "${VM_CPUS:-2}" --memory "${VM_MEM:-2G}" --network loop
+	      --append root=/dev/root
+	      --append "nokaslr norandmaps log_buf_len=8M no5lvl ${VM_APPEND:-}"
+	      --rodir /xdp-pp="$REPO" --rodir /variant="$(dirname "$1")"
+	      --rwdir /out="$2" --rodir /tools="$3")
+	[ -z "$qopt" ] || VNG+=(--qemu-opts="${qopt# }")
+}

@@ -113,7 +113,7 @@ apt-get update -q >/dev/null
 apt-get install -y -q --no-install-recommends \
 	build-essential bc bison flex libelf-dev libssl-dev dwarves ccache \
 	cpio rsync zstd xz-utils python3 python3-ply python3-git git kmod \
-	busybox-static file gnuplot-nox clang llvm \
+	busybox-static file gnuplot-nox clang llvm git-email libmailtools-perl \
 	qemu-system-x86/bookworm-backports qemu-system-common/bookworm-backports \
 	qemu-system-data/bookworm-backports qemu-utils/bookworm-backports \
 	seabios/bookworm-backports debootstrap \

@@ -41,7 +41,7 @@ if [ "$variant" = series ]; then
 fi
 want=$( { echo "$base"; for p in "${patches[@]}"; do sha256sum < "$p"; done; } | sha256sum | cut -c1-16)
 if [ -f "$root/tree.stamp" ] && [ "$(cat "$root/tree.stamp")" = "$want" ] &&
-   [ -z "$(git -C "$src" status --porcelain --untracked-files=no 2>/dev/null)" ]; then
+   [ -e "$src/.git" ] && [ -z "$(git -C "$src" status --porcelain --untracked-files=no 2>/dev/null)" ]; then
 	echo "$src"
 	exit 0
 fi
@@ -53,7 +53,12 @@ if [ ! -e "$src/.git" ]; then
 fi
 cd "$src"
 git am --abort >/dev/null 2>&1 || true
+# the branch of the tree's previous series goes when a new one is made
+old_branch=$(git symbolic-ref -q --short HEAD || true)
 git checkout -q --detach -f "$base"
+case "$old_branch" in
+xdp-pp/series-*) git branch -q -D "$old_branch" >/dev/null 2>&1 || true ;;
+esac
 if [ ${#patches[@]} -gt 0 ]; then
 	branch=xdp-pp/series-$want
 	git checkout -q -B "$branch"

@@ -22,7 +22,8 @@ Environment:
   VM_CPUS (2), VM_MEM (2G), VM_TIMEOUT (seconds, 1800),
   VM_ICOUNT=1 to run QEMU with -icount shift=0 (guest time = instructions),
   VM_APPEND extra kernel arguments, VM_TOOLS a host dir seen as /tools,
-  VM_QEMU a QEMU binary other than qemu-system-x86_64 on PATH.
+  VM_QEMU a QEMU binary other than qemu-system-x86_64 on PATH,
+  VM_QEMU_DATA that QEMU's firmware dir (-L), for a QEMU unpacked elsewhere.
 Exit: the command's exit code; 1 on a kernel splat (panic, KASAN,
 lockdep, WARN, ...; scripts/splat.sh) or a timeout.
 U
@@ -42,35 +43,43 @@ rm -f "$out/.vm-rc" "$out/dmesg.log"
 tools=${VM_TOOLS:-$CACHE/tools}
 mkdir -p "$tools"
 
-# no5lvl: TCG's CPU model offers LA57; with 5-level paging a KASAN kernel
-# reports a wild-memory-access when an interrupt arrives while
-# identify_cpu() clears the capability bits (pgtable_l5_enabled() reads
-# false for a moment, so the direct map looks out of range). Not the
-# series; seen at 0.006 s of boot, before any networking.
-qopts=()
-if [ "${VM_ICOUNT:-0}" = 1 ]; then
-	qopts+=(--qemu-opts="-icount shift=0")
-fi
 cmd=$(printf '%q ' "$@")
 console=$out/console.log
 mode=TCG
 [ "${VM_ICOUNT:-0}" = 1 ] && mode="TCG, -icount shift=0"
 log "vm: booting $(basename "$(dirname "$build")") kernel (${VM_CPUS:-2} vCPU, $mode)"
-set +e
 cd "$guest"
-timeout --kill-after=30 "${VM_TIMEOUT:-1800}" \
-	vng --run "$img" --root "$guest" --disable-microvm --disable-kvm --force-9p --verbose \
-	${VM_QEMU:+--qemu "$VM_QEMU"} \
-	--cpus "${VM_CPUS:-2}" --memory "${VM_MEM:-2G}" --network loop \
-	--append root=/dev/root --append "nokaslr norandmaps log_buf_len=8M no5lvl ${VM_APPEND:-}" \
-	--rodir /xdp-pp="$REPO" --rodir /variant="$(dirname "$build")" \
-	--rwdir /out="$out" --rodir /tools="$tools" "${qopts[@]}" \
-	--exec "bash /xdp-pp/scripts/guest/init.sh $cmd" \
-	< /dev/null 2>&1 | tee "$console" |
-	awk '/xdp-pp: guest up/ { on = 1 } on && !/^\[ *[0-9]+\.[0-9]+\]/ { print; fflush() }'
-rc=${PIPESTATUS[0]}
-set -e
-if [ "$rc" != 124 ] && [ "$rc" != 137 ]; then
+: > "$console"
+# QEMU runs in a session of its own (setsid), so that it is not in the
+# terminal's process group: Ctrl-C reaches this script, whose trap then
+# kills the whole session (vng and QEMU) - on Ctrl-C, on SIGTERM from a
+# caller (a failing sibling VM in bench.sh), on the timeout, on any exit.
+vng_args "$build" "$out" "$tools" "$guest"
+setsid "${VNG[@]}" --exec "bash /xdp-pp/scripts/guest/init.sh $cmd" \
+	< /dev/null > "$console" 2>&1 &
+vm=$!
+vm_kill() {
+	kill -0 "$vm" 2>/dev/null || return 0
+	kill -TERM -- -"$vm" 2>/dev/null || kill -TERM "$vm" 2>/dev/null || true
+	wait_for "$vm" 10 || kill -KILL -- -"$vm" 2>/dev/null || true
+}
+trap 'vm_kill' EXIT
+# after the VM is gone, die of SIGINT again so that callers stop too
+trap 'log "vm: interrupted, stopping the VM"; vm_kill; trap - INT EXIT; kill -INT $$' INT
+trap 'vm_kill; exit 143' TERM HUP
+# the terminal shows the guest's own lines (from "guest up" on), no kernel log
+tail -n +1 -F --pid="$vm" "$console" 2>/dev/null |
+	awk '/xdp-pp: guest up/ { on = 1 } on && !/^\[ *[0-9]+\.[0-9]+\]/ { print; fflush() }' &
+shown=$!
+rc=0
+if wait_for "$vm" "${VM_TIMEOUT:-1800}"; then
+	wait "$vm" || rc=$?
+else
+	rc=124
+	vm_kill
+fi
+wait "$shown" 2>/dev/null || true
+if [ "$rc" != 124 ]; then
 	# the guest's own status (see scripts/guest/init.sh); none: it died
 	if [ -f "$out/.vm-rc" ]; then
 		rc=$(cat "$out/.vm-rc")
@@ -81,9 +90,7 @@ if [ "$rc" != 124 ] && [ "$rc" != 137 ]; then
 		rc=1
 	fi
 fi
-timed_out=0
-[ "$rc" = 124 ] || [ "$rc" = 137 ] && timed_out=1
-if [ "$timed_out" = 1 ]; then
+if [ "$rc" = 124 ]; then
 	echo "---- last 50 console lines ($console) ----" >&2
 	tail -50 "$console" >&2
 	die "vm: timed out after ${VM_TIMEOUT:-1800} s"

@@ -25,7 +25,7 @@ import socket, sys, time
 # flip the netstamp static key on and off (jump-label patching)
 for _ in range(int(sys.argv[1])):
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    s.setsockopt(socket.SOL_SOCKET, socket.SO_TIMESTAMP, 1)
+    s.setsockopt(socket.SOL_SOCKET, getattr(socket, "SO_TIMESTAMP", 29), 1)
     time.sleep(0.01)
     s.close()
     time.sleep(0.01)
@@ -35,6 +35,7 @@ ok=0
 for ((i = 0; i < ROUNDS; i++)); do
 	ip link set dev "$NETIF" xdpdrv obj "$obj" sec xdp 2>/dev/null && ok=$((ok + 1))
 	ip link set dev "$NETIF" xdpdrv off 2>/dev/null
+	[ $(((i + 1) % 10)) -ne 0 ] || echo "textpoke: round $((i + 1))/$ROUNDS, $ok attached"
 done
 wait "$ts" 2>/dev/null
 echo "stop" > /proc/net/pktgen/pgctrl 2>/dev/null
