@@ -21,7 +21,7 @@ U
 	exit 0 ;;
 esac
 
-repo=$CACHE/linux
+repo=$BASE_REPO
 if git -C "$repo" rev-parse -q --verify refs/tags/base >/dev/null 2>&1; then
 	echo "$repo"
 	exit 0

@@ -70,7 +70,7 @@ fi
 if [ -z "${LABEL:-}" ]; then
 	if grep -qw xdp_return_frame_rx_napi /proc/kallsyms; then LABEL=base; else LABEL=series; fi
 fi
-out=${BENCH_OUT:-$CACHE/out/bench-nic}/$LABEL-nic
+out=${BENCH_OUT:-$OUTS/bench-nic}/$LABEL-nic
 mkdir -p "$out"
 res=$out/bench.txt
 : > "$res"

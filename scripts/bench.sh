@@ -31,8 +31,8 @@ U
 case "${1:-}" in -h|--help) usage; exit 0 ;; esac
 
 "$here/setup-host.sh" --check >/dev/null 2>&1 || "$here/setup-host.sh"
-out=${BENCH_OUT:-$CACHE/out/bench}
-tools=$CACHE/tools
+out=${BENCH_OUT:-$OUTS/bench}
+tools=$TOOLS
 mkdir -p "$out" "$tools"
 gcc -O2 -Wall -static -o "$tools/xdp_pp_run" "$REPO/net-core/bench/xdp_pp_run.c"
 need_tool clang "sudo scripts/setup-host.sh"

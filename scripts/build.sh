@@ -53,7 +53,7 @@ fi
 # a kernel tree, its build and the ccache take ~15 GB here
 avail=$(df -Pk "$CACHE" | awk 'NR == 2 {print int($4 / 1048576)}')
 [ "$avail" -ge 15 ] || die "build: only ${avail} GB free under $CACHE, need ~15 GB (free space or set CACHE=<dir>)"
-exec 9>"$CACHE/build.lock"
+exec 9>"$BUILD_LOCK"
 flock 9
 cfg_stamp=$(hash_paths "${frags[@]}" "$REPO/scripts/config.sh")
 if [ ! -f "$O/.config" ] || [ "$(cat "$O/.config.stamp" 2>/dev/null)" != "$cfg_stamp" ]; then

@@ -75,7 +75,7 @@ if [ ${#checks[@]} -eq 0 ]; then
 	checks=(format signoff checkpatch kdoc)
 	[ "$fast" = 1 ] || checks+=(build w1 drivers)
 fi
-RESULTS=${RESULTS:-$CACHE/out/check}
+RESULTS=${RESULTS:-$OUTS/check}
 
 mapfile -t patches < <(series_patches)
 repo=$(kernel_repo)
@@ -274,7 +274,7 @@ check_build() {
 	mkdir -p "$root/ok" "$bld"
 	check_worktree "$root"
 	[ -f "$bld/.config" ] || FLAVOUR=check SRC=$src O=$bld "$here/config.sh"
-	exec 9>"$CACHE/build.lock"
+	exec 9>"$BUILD_LOCK"
 	flock 9
 	prefix=$base
 	i=0
@@ -320,7 +320,7 @@ check_w1() {
 	done
 	check_worktree "$root"
 	[ -f "$bld/.config" ] || FLAVOUR=check SRC=$src O=$bld "$here/config.sh"
-	exec 9>"$CACHE/build.lock"
+	exec 9>"$BUILD_LOCK"
 	flock 9
 	# base and series in the same tree and config: the counts compare
 	check_tree_at "$src" 0
@@ -377,7 +377,7 @@ check_drivers() {
 	# the gate builds with the benchmark (non-debug) config plus the other
 	# drivers the series touches (net-core/config.drivers)
 	[ -f "$bld/.config" ] || FLAVOUR=check SRC=$src O=$bld "$here/config.sh"
-	exec 9>"$CACHE/build.lock"
+	exec 9>"$BUILD_LOCK"
 	flock 9
 	if [ ! -f "$root/drv/base.$base" ]; then
 		check_tree_at "$src" 0

@@ -37,7 +37,7 @@ if [ -n "${KDIR:-}" ]; then
 	git -C "$KDIR" rev-parse --git-dir >/dev/null 2>&1 || die "KDIR=$KDIR is not a git tree"
 	repo=$(cd "$KDIR" && pwd)
 else
-	repo=$CACHE/linux
+	repo=$BASE_REPO
 	if ! git -C "$repo" rev-parse --git-dir >/dev/null 2>&1; then
 		log "clean: no cached base repository ($repo): nothing to do"
 		exit 0
@@ -49,10 +49,9 @@ run() { if [ "$dry" = 1 ]; then echo "would: $*"; else "$@"; fi; }
 n=0
 while read -r key path; do
 	[ "$key" = worktree ] || continue
-	case "$path" in
-	"$vroot"/base/src|"$vroot"/series/src|"$vroot"/check/src|"$vroot"/prep/src) ;;
-	*) continue ;;
-	esac
+	ours=0
+	for w in "${WORKTREES[@]}"; do [ "$path" != "$vroot/$w/src" ] || ours=1; done
+	[ "$ours" = 1 ] || continue
 	log "clean: worktree $path"
 	run git -C "$repo" worktree remove --force "$path"
 	run rm -f "$(dirname "$path")/tree.stamp"

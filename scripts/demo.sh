@@ -24,6 +24,6 @@ esac
 variant=${1:-series}
 "$here/setup-host.sh" --check >/dev/null 2>&1 || "$here/setup-host.sh"
 build=$("$here/build.sh" "$variant")
-out=$CACHE/out/demo-$variant
+out=$OUTS/demo-$variant
 rm -rf "$out"
 "$here/vm.sh" "$build" "$out" env DEMO_PKTS="${DEMO_PKTS:-200000}" bash /xdp-pp/scripts/guest/demo.sh

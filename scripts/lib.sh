@@ -16,6 +16,22 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # Everything built lives outside the repo.
 CACHE=${CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/xdp-pp}
 O=${O:-$CACHE/build}
+# The cache layout, in one place (everything the harness writes but out/):
+#   $BASE_REPO            the Debian base as a git repository (base.sh)
+#   <vroot>/<w>/src       git worktrees, w in WORKTREES (tree.sh, check.sh,
+#                         prep.sh; clean.sh removes them), vroot = $CACHE,
+#                         or $CACHE/kdir-<hash> for a KDIR (variant_root)
+#   <vroot>/{base,series}[-debug]/build   kernel builds (build.sh)
+#   <vroot>/check/{build,ok,drv}          per-patch build gates (check.sh)
+#   $CACHE/guest-<hash>   the guest root (guest-root.sh); $CACHE/ccache
+#   $TOOLS                host-built tools the VM sees at /tools
+#   $OUTS/<job>           results of each job (test, bench, check, prep, ...)
+#   $BUILD_LOCK           one kernel build at a time
+BASE_REPO=$CACHE/linux
+TOOLS=${VM_TOOLS:-$CACHE/tools}
+OUTS=$CACHE/out
+BUILD_LOCK=$CACHE/build.lock
+WORKTREES=(base series check prep)
 JOBS=${JOBS:-$(nproc)}
 
 # Kernel config fragments, in the order scripts/config.sh applies them.

@@ -56,7 +56,7 @@ ver=${ver:-1}
 prev=$((ver - 1))
 prefix_net=${PREFIX_NET:-PATCH net}
 prefix_next=${PREFIX_NEXT:-RFC PATCH bpf-next}
-out=${OUT:-$CACHE/out/prep/v$ver}
+out=${OUT:-$OUTS/prep/v$ver}
 mapfile -t patches < <(series_patches)
 [ ${#patches[@]} -gt 0 ] || die "prep: no patches in ${PATCHES:-$REPO/patches}"
 

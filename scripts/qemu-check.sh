@@ -28,7 +28,7 @@ case "${1:-}" in -h|--help) usage; exit 0 ;; esac
 boots=${1:-3}
 build=$(flavour_root "$(variant_root "$(kernel_repo)")" series)/build
 [ -f "$build/arch/x86/boot/bzImage" ] || die "qemu-check: no kernel in $build (run: FLAVOUR=$FLAVOUR scripts/build.sh series)"
-out=${OUT:-$CACHE/out/qemu-check}
+out=${OUT:-$OUTS/qemu-check}
 extra=()
 if [ -n "${QEMU_BIN:-}" ]; then
 	extra+=(VM_QEMU="$QEMU_BIN")

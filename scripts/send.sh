@@ -20,7 +20,7 @@ Exit: 0 dry run ok, 1 failure.
 U
 }
 case "${1:-}" in -h|--help) usage; exit 0 ;; esac
-dir=${1:-$(compgen -G "$CACHE/out/prep/v*" | sort -V | tail -1 || true)}
+dir=${1:-$(compgen -G "$OUTS/prep/v*" | sort -V | tail -1 || true)}
 if [ -z "$dir" ] || [ ! -d "$dir" ]; then die "send: nothing prepared (run: make prep)"; fi
 if [ ! -x "$(git --exec-path)/git-send-email" ] || ! /usr/bin/perl -MMail::Address -e 1 2>/dev/null; then
 	die "send: git send-email is missing (fix: sudo apt-get install git-email libmailtools-perl, or sudo scripts/setup-host.sh)"

@@ -38,8 +38,8 @@ need_tool vng "sudo scripts/setup-host.sh"
 build=$(flavour_root "$(variant_root "$(kernel_repo)")" "$variant")/build
 [ -f "$build/arch/x86/boot/bzImage" ] || "$here/build.sh" "$variant" >/dev/null
 guest=$("$here/guest-root.sh")
-out=$CACHE/out/shell
-tools=${VM_TOOLS:-$CACHE/tools}
+out=$OUTS/shell
+tools=$TOOLS
 mkdir -p "$out" "$tools"
 vng_args "$build" "$out" "$tools" "$guest"
 log "shell: $variant kernel ($FLAVOUR), $build; Ctrl-D to leave"

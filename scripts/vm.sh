@@ -40,7 +40,7 @@ guest=$("$here/guest-root.sh")
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 rm -f "$out/.vm-rc" "$out/dmesg.log"
-tools=${VM_TOOLS:-$CACHE/tools}
+tools=$TOOLS
 mkdir -p "$tools"
 
 cmd=$(printf '%q ' "$@")
