@@ -68,8 +68,9 @@ trap 'vm_kill' EXIT
 trap 'log "vm: interrupted, stopping the VM"; vm_kill; trap - INT EXIT; kill -INT $$' INT
 trap 'vm_kill; exit 143' TERM HUP
 # the terminal shows the guest's own lines (from "guest up" on), no kernel log
+# (sed -u: line by line; mawk would hold its input until a block filled)
 tail -n +1 -F --pid="$vm" "$console" 2>/dev/null |
-	awk '/xdp-pp: guest up/ { on = 1 } on && !/^\[ *[0-9]+\.[0-9]+\]/ { print; fflush() }' &
+	sed -un '/xdp-pp: guest up/,$ { /^\[ *[0-9]\+\.[0-9]\+\]/!p }' &
 shown=$!
 rc=0
 if wait_for "$vm" "${VM_TIMEOUT:-1800}"; then
