@@ -268,14 +268,31 @@ check_tree_at() { # src n
 		git -C "$1" -c user.name=h -c user.email=h@h.invalid am -q "${patches[@]:0:$2}"
 }
 
+# The check build's config (FLAVOUR=check), re-made when a fragment
+# changes; the cached per-prefix results (ok/, drv/) were made with the
+# old one and go with it.
+check_config() { # root src bld
+	local want frags
+	read -r -a frags <<<"$(FLAVOUR=check config_fragments | tr '\n' ' ')"
+	want=$(hash_paths "${frags[@]}")
+	if [ -f "$3/.config" ] && [ "$(cat "$3/.config.stamp" 2>/dev/null || true)" = "$want" ]; then
+		return 0
+	fi
+	echo "  check config: (re)made from the fragments; cached results cleared"
+	rm -rf "$1/ok" "$1/drv"
+	mkdir -p "$1/ok" "$1/drv" "$3"
+	FLAVOUR=check SRC=$2 O=$3 "$here/config.sh"
+	echo "$want" > "$3/.config.stamp"
+}
+
 check_build() {
 	local root=$vroot/check src bld i prefix p
 	src=$root/src bld=$root/build
 	mkdir -p "$root/ok" "$bld"
 	check_worktree "$root"
-	[ -f "$bld/.config" ] || FLAVOUR=check SRC=$src O=$bld "$here/config.sh"
 	exec 9>"$BUILD_LOCK"
 	flock 9
+	check_config "$root" "$src" "$bld"
 	prefix=$base
 	i=0
 	for p in "${patches[@]}"; do
@@ -319,9 +336,9 @@ check_w1() {
 		case "$f" in *.c) files+=("$f") ;; esac
 	done
 	check_worktree "$root"
-	[ -f "$bld/.config" ] || FLAVOUR=check SRC=$src O=$bld "$here/config.sh"
 	exec 9>"$BUILD_LOCK"
 	flock 9
+	check_config "$root" "$src" "$bld"
 	# base and series in the same tree and config: the counts compare
 	check_tree_at "$src" 0
 	for f in "${files[@]}"; do
@@ -376,9 +393,9 @@ check_drivers() {
 	check_worktree "$root"
 	# the gate builds with the benchmark (non-debug) config plus the other
 	# drivers the series touches (net-core/config.drivers)
-	[ -f "$bld/.config" ] || FLAVOUR=check SRC=$src O=$bld "$here/config.sh"
 	exec 9>"$BUILD_LOCK"
 	flock 9
+	check_config "$root" "$src" "$bld"
 	if [ ! -f "$root/drv/base.$base" ]; then
 		check_tree_at "$src" 0
 		touch_dirs "$src"
