@@ -99,6 +99,12 @@ Package: *
 Pin: release n=trixie
 Pin-Priority: 100
 
+# QEMU 10 comes from bookworm-backports; at an equal 100 an upgrade would
+# take trixie's newer qemu-system-data/seabios under the backports binary
+Package: qemu-system-x86 qemu-system-common qemu-system-data qemu-system-gui qemu-utils seabios
+Pin: release n=bookworm-backports
+Pin-Priority: 500
+
 Package: *
 Pin: release n=trixie-backports
 Pin-Priority: 90
