@@ -4,7 +4,7 @@
 SHELL := /bin/bash
 S := scripts
 
-.PHONY: all demo test test-base check bench bench-nic build setup export prep send shell clean help
+.PHONY: all demo test test-base stress check bench bench-nic build setup export prep send shell clean help
 
 all: demo
 
@@ -16,6 +16,9 @@ test: ## gates, build the series kernel, run kselftests + KUnit in the VM
 
 test-base: ## the same tests on the unpatched base (KUnit with expect=base)
 	$(S)/test.sh base
+
+stress: ## debug kernel: XDP drop paths under topology churn (STRESS_SHORT=1: ~10 min)
+	$(S)/stress.sh
 
 check: ## all series gates: format, signoff, checkpatch, kdoc, per-patch build, W=1
 	$(S)/check.sh
