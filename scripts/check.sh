@@ -247,12 +247,7 @@ check_kdoc() {
 }
 
 # The check worktree (base, then base + a prefix of the series).
-check_worktree() { # root
-	if [ ! -e "$1/src/.git" ]; then
-		git -C "$repo" worktree prune
-		git -C "$repo" worktree add -q --detach "$1/src" "$base"
-	fi
-}
+check_worktree() { ensure_worktree "$repo" "$1/src" "$base"; } # root
 
 # Cache key of base + patches 1..i, from the key of 1..i-1.
 next_prefix() { # prefix patch

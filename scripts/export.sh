@@ -42,11 +42,7 @@ git -C "$work" rev-parse -q --verify base >/dev/null || die "$work has no 'base'
 
 # the net fixes: leading commits with a Fixes: tag
 mapfile -t commits < <(git -C "$work" rev-list --reverse base..HEAD)
-nfix=0
-for c in "${commits[@]}"; do
-	git -C "$work" log -1 --format=%B "$c" | grep -q '^Fixes: ' || break
-	nfix=$((nfix + 1))
-done
+nfix=$(leading_fixes "$work" base..HEAD)
 for c in "${commits[@]:$nfix}"; do
 	! git -C "$work" log -1 --format=%B "$c" | grep -q '^Fixes: ' ||
 		die "$(git -C "$work" log -1 --format='%h %s' "$c"): a Fixes: commit after the bpf-next part; move it to the front"

@@ -187,3 +187,24 @@ vng_args() {
 	      --rwdir /out="$2" --rodir /tools="$3")
 	[ -z "$qopt" ] || VNG+=(--qemu-opts="${qopt# }")
 }
+
+# ensure_worktree REPO DIR BASE: DIR is a detached git worktree of REPO
+# (added at BASE when missing); tree.sh, check.sh and prep.sh make theirs so.
+ensure_worktree() {
+	[ ! -e "$2/.git" ] || return 0
+	git -C "$1" worktree prune
+	git -C "$1" worktree add -q --detach "$2" "$3" ||
+		die "cannot add a worktree of $1 at $2"
+}
+
+# leading_fixes REPO RANGE: how many of RANGE's commits, from the oldest,
+# carry a Fixes: tag before the first that does not (the net fixes that
+# go first; export.sh and prep.sh split the series there).
+leading_fixes() {
+	local c n=0
+	for c in $(git -C "$1" rev-list --reverse "$2"); do
+		git -C "$1" log -1 --format=%B "$c" | grep -q '^Fixes: ' || break
+		n=$((n + 1))
+	done
+	echo "$n"
+}

@@ -65,11 +65,7 @@ base=$(base_commit "$repo")
 vroot=$(variant_root "$repo")
 src=$vroot/prep/src
 mkdir -p "$vroot/prep"
-if [ ! -e "$src/.git" ]; then
-	git -C "$repo" worktree prune
-	git -C "$repo" worktree add -q --detach "$src" "$base" ||
-		die "prep: cannot add a worktree of $repo at $src"
-fi
+ensure_worktree "$repo" "$src" "$base"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 g() { git -C "$src" -c user.name="$name" -c user.email="$email" "$@"; }
@@ -115,11 +111,7 @@ head=xdp-pp/prep-v$ver
 
 # the net fixes: the leading commits with a Fixes: tag
 mapfile -t commits < <(git -C "$src" rev-list --reverse "$base..$head")
-nfix=0
-for c in "${commits[@]}"; do
-	git -C "$src" log -1 --format=%B "$c" | grep -q '^Fixes: ' || break
-	nfix=$((nfix + 1))
-done
+nfix=$(leading_fixes "$src" "$base..$head")
 fix_end=$base
 [ "$nfix" -eq 0 ] || fix_end=${commits[$((nfix - 1))]}
 

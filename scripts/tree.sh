@@ -46,11 +46,7 @@ if [ -f "$root/tree.stamp" ] && [ "$(cat "$root/tree.stamp")" = "$want" ] &&
 	exit 0
 fi
 
-if [ ! -e "$src/.git" ]; then
-	git -C "$repo" worktree prune
-	git -C "$repo" worktree add -q --detach "$src" "$base" ||
-		die "tree: cannot add a worktree of $repo at $src"
-fi
+ensure_worktree "$repo" "$src" "$base"
 cd "$src"
 git am --abort >/dev/null 2>&1 || true
 # the branch of the tree's previous series goes when a new one is made
