@@ -87,7 +87,7 @@ make -s -C "$src" O="$O" M="$mod" CC="ccache gcc" modules > "$root/pp_decide.log
 	{ tail -20 "$root/pp_decide.log" >&2; die "build: selftests/pp_decide failed (log: $root/pp_decide.log)"; }
 
 # kselftests the series touches or adds (net/bench has the page_pool bench
-# module; drivers/net has the redirect-map drop tests).
+# module; drivers/net/hw has the redirect-map drop tests).
 ks=$root/kselftest
 rm -rf "$ks"
 make -s -C "$src" O="$O" headers > "$root/headers.log" 2>&1 ||
@@ -101,6 +101,23 @@ if ! make -s -C "$src/tools/testing/selftests" \
 	CC=gcc -j"$JOBS" install > "$root/kselftest.log" 2>&1; then
 	tail -30 "$root/kselftest.log" >&2
 	die "build: kselftests failed (log: $root/kselftest.log)"
+fi
+# drivers/net/hw: only the redirect-map drop test and what it needs. The
+# whole hw install also builds ncdevmem and friends, whose YNL C code
+# generation takes more than 20 CPU minutes here.
+hw=$src/tools/testing/selftests/drivers/net/hw
+if [ -f "$hw/xdp_redirect_drop.py" ]; then
+	hwo=$root/hw
+	rm -rf "$hwo"
+	mkdir -p "$hwo" "$ks/drivers/net/hw/lib/py"
+	hwgen=(xdp_redirect_drop_helper xdp_redirect_drop.bpf.o xdp_redirect_drop_mb.bpf.o)
+	make -s -C "$hw" KHDR_INCLUDES="-isystem $O/usr/include" CC=gcc \
+		OUTPUT="$hwo" "${hwgen[@]/#/$hwo/}" >> "$root/kselftest.log" 2>&1 ||
+		{ tail -30 "$root/kselftest.log" >&2;
+		  die "build: drivers/net/hw/xdp_redirect_drop failed (log: $root/kselftest.log)"; }
+	cp "${hwgen[@]/#/$hwo/}" "$hw/xdp_redirect_drop.py" "$ks/drivers/net/hw/"
+	cp "$hw/lib/py/__init__.py" "$ks/drivers/net/hw/lib/py/"
+	echo "drivers/net/hw:xdp_redirect_drop.py" >> "$ks/kselftest-list.txt"
 fi
 bench=$src/tools/testing/selftests/net/bench
 if [ -f "$bench/test_bench_page_pool.sh" ]; then
@@ -119,8 +136,9 @@ need=(drivers/net/lib/py/__init__.py)
 if git -C "$src" cat-file -e HEAD:tools/testing/selftests/net/bench/page_pool/bench_page_pool_simple.c 2>/dev/null; then
 	need+=(net/bench/page_pool/bench_page_pool.ko)
 fi
-if git -C "$src" cat-file -e HEAD:tools/testing/selftests/drivers/net/xdp_redirect_drop.py 2>/dev/null; then
-	need+=(drivers/net/xdp_redirect_drop.py net/lib/xdp_redirect_drop.bpf.o)
+if git -C "$src" cat-file -e HEAD:tools/testing/selftests/drivers/net/hw/xdp_redirect_drop.py 2>/dev/null; then
+	need+=(drivers/net/hw/xdp_redirect_drop.py drivers/net/hw/xdp_redirect_drop_helper
+	       drivers/net/hw/xdp_redirect_drop.bpf.o drivers/net/hw/xdp_redirect_drop_mb.bpf.o)
 fi
 for f in "${need[@]}"; do
 	[ -e "$ks/$f" ] || { grep -iE 'error' "$root/kselftest.log" | head -10 >&2;
