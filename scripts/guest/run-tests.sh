@@ -75,7 +75,7 @@ run_kselftests() {
 		log "running $comp"
 		# the debug kernel under TCG is several times slower than the
 		# 360 s the drivers/net settings allow a test
-		(cd "$ks" && timeout 1500 ./run_kselftest.sh -o "${KSFT_TIMEOUT:-1200}" -t "$t") \
+		(cd "$ks" && timeout 3000 ./run_kselftest.sh -o "${KSFT_TIMEOUT:-2700}" -t "$t") \
 			> "$tap" 2>&1
 		collect "$comp" "$tap" $?
 	done
