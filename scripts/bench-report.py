@@ -53,6 +53,8 @@ class Case:
     ring: int = 0
     ppoll: List[float] = field(default_factory=list)  # packets per NAPI poll
     pps: List[float] = field(default_factory=list)    # the sender's rate
+    pkts: int = 0    # packets the receiver's polls reported
+    busy: Optional[int] = None  # of them, polled by a busy poller (busy poll cases)
 
     def summary(self) -> Summary:
         med = statistics.median(self.vals)
@@ -131,6 +133,10 @@ def read_bench(path) -> BenchFile:
                 c.ppoll.append(float(extra['ppoll']))
             if 'pps' in extra:
                 c.pps.append(float(extra['pps']))
+            if 'pkts' in extra:
+                c.pkts += int(extra['pkts'])
+            if 'busy' in extra:
+                c.busy = (c.busy or 0) + int(extra['busy'])
             if cached != '-':
                 c.cached += int(cached)
                 c.ring += int(ring)
@@ -259,15 +265,22 @@ def main():
         if napi:
             md.append('NAPI-cost cases: packets per poll and the sender\'s (pktgen) rate, '
                       'median (sender-bound, not a result):\n')
-            md.append('| case | pkts/poll base / series | pktgen pps base / series |')
-            md.append('|---|---|---|')
+            md.append('| case | pkts/poll base / series | pktgen pps base / series '
+                      '| busy polled base / series |')
+            md.append('|---|---|---|---|')
+
+            def busy(c):
+                if not c.pkts or c.busy is None:
+                    return '-'
+                return f'{100.0 * c.busy / c.pkts:.0f}%'
 
             def med(v, f='.1f'):
                 return format(statistics.median(v), f) if v else '-'
             for c in napi:
                 b, s = base.cases[c], ser.cases[c]
                 md.append(f'| {c} | {med(b.ppoll)} / {med(s.ppoll)} '
-                          f'| {med(b.pps, ".0f")} / {med(s.pps, ".0f")} |')
+                          f'| {med(b.pps, ".0f")} / {med(s.pps, ".0f")} '
+                          f'| {busy(b)} / {busy(s)} |')
             md.append('')
         if mode == 'icount':
             md += targets_md(rows)

@@ -20,7 +20,10 @@ Environment: REPEATS (5), PACKETS (50000, test_run cases), VPKTS (30000,
   packets per NAPI-cost repeat), BURST (32, pktgen frames per virtqueue
   kick in the NAPI-cost cases), SECTIONS (run napi profile pp_bench
   pp_decide: test_run cases, NAPI-cost cases, per-function split of the
-  egress-drop poll, page_pool bench, test module bench),
+  egress-drop poll, page_pool bench, test module bench), NAPI_CASES
+  (only these NAPI-cost cases, e.g. "redirect-map-egress-drop
+  threaded:tx"; default all), PATCHES (the series' patch directory, e.g.
+  a prefix of patches/ to bench one commit of the series),
   BENCH_WALL=1 to add one wall-clock run per kernel (labelled: noise),
   BENCH_NIC_VM=1 to also run scripts/bench-nic.sh (the real-NIC mode)
   inside each VM against the virtio loop (a check of that path),
@@ -35,6 +38,7 @@ out=${BENCH_OUT:-$OUTS/bench}
 tools=$TOOLS
 mkdir -p "$out" "$tools"
 gcc -O2 -Wall -static -o "$tools/xdp_pp_run" "$REPO/net-core/bench/xdp_pp_run.c"
+gcc -O2 -Wall -static -o "$tools/busy_poll" "$REPO/net-core/bench/busy_poll.c"
 need_tool clang "sudo scripts/setup-host.sh"
 napi_cost_build "$tools" virtnet_poll veth_poll
 napi_cost_build "$tools" -DPLAIN cpu_map_bpf_prog_run
@@ -74,6 +78,7 @@ run_variant() { # variant build mode
 		"$here/vm.sh" "$build" "$d" env REPEATS="${REPEATS:-5}" \
 		SECTIONS="${SECTIONS:-run napi profile pp_bench pp_decide}" \
 		PACKETS="${PACKETS:-50000}" VPKTS="${VPKTS:-30000}" BURST="${BURST:-32}" \
+		NAPI_CASES="${NAPI_CASES:-}" \
 		PROFILE_FNS="$PROFILE_FNS" \
 		bash /xdp-pp/scripts/guest/bench.sh > "$d.console" 2>&1 ||
 		{ tail -30 "$d.console" >&2; log "bench: $v ($mode) run failed"; return 1; }

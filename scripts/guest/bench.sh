@@ -68,33 +68,79 @@ napi_cost_load /tools virtnet_poll veth_poll || exit 1
 napi_cost_load /tools cpu_map_bpf_prog_run || exit 1
 VPKTS=${VPKTS:-$((PACKETS / 2))}
 BURST=${BURST:-32}
-# napi_case NAME SENDER PKTS_IF COST_IFS PP_IF -- XDP_BENCH_ARGS... [-- MORE]
-# MORE: a second xdp-bench (the dropping program on a veth peer).
+# napi_case NAME SENDER PKTS_IF COST_IFS PP_IF -- [XDP_BENCH_ARGS... [-- MORE]]
+# MORE: a second xdp-bench (the dropping program on a veth peer); no
+# XDP_BENCH_ARGS: no XDP program, the stack receives the frames.
+# NAPI_MODE=threaded|busypoll (env): NETIF's NAPI polled by its kthread, or
+# by a busy poller (net-core/bench/busy_poll.c on the frames' UDP port,
+# told its NAPI by a first burst before XDP is attached); the case is
+# then named MODE:NAME and its lines carry busy=<packets busy polled>.
+NAPIMODE=/xdp-pp/scripts/guest/napimode.py
+busy_rx() {
+	awk '/^TcpExt:/ { if (!h) { for (i = 2; i <= NF; i++) n[i] = $i; h = 1 }
+		else for (i = 2; i <= NF; i++) if (n[i] == "BusyPollRxPackets") print $i }' /proc/net/netstat
+}
 napi_case() {
-	local name=$1 tx=$2 pif=$3 cost=$4 ppif=$5 r rate
+	local name=$1 tx=$2 pif=$3 cost=$4 ppif=$5 mode=${NAPI_MODE:-softirq}
+	local r rate bp="" b0 extra=""
 	shift 6
+	[ "$mode" = softirq ] || name=$mode:$name
+	# NAPI_CASES (env): only these cases (names as in bench.txt, no napi:)
+	[ -z "${NAPI_CASES:-}" ] || [[ " $NAPI_CASES " == *" $name "* ]] || return 0
+	if ! python3 $NAPIMODE "$NETIF" "$mode" > /out/napimode-$$.log 2>&1; then
+		echo "# napi:$name failed: $(cat /out/napimode-$$.log)" >> "$OUT"
+		python3 $NAPIMODE "$NETIF" softirq >/dev/null 2>&1
+		return 0
+	fi
 	xdp_pp_pktgen_setup "$tx" "$(cat /sys/class/net/"$pif"/address)" "${PKT_SIZE:-60}"
 	# bursts of BURST frames (one virtqueue kick each): the receiver sees
 	# batches of a stable size, whose per-packet cost then repeats within
 	# ~0.5% (without: 5-7%, batch sizes drift with host timing)
 	[ "$tx" = "$REMOTE_IF" ] && xdp_pp_pg "$tx" "burst $BURST"
-	xdp_bench_start "/out/xb-$name.log" "$@"
+	if [ "$mode" = busypoll ]; then
+		# a source address (the sender NIC lost its own when it left the
+		# remote netns): the socket must receive the first burst
+		xdp_pp_pg "$tx" "src_min $REMOTE_V4"
+		xdp_pp_pg "$tx" "src_max $REMOTE_V4"
+		/tools/busy_poll "$LOCAL_V4" 9 64 > "/out/bp-$name.log" 2>&1 &
+		bp=$!
+		for _ in $(seq 100); do grep -q ready "/out/bp-$name.log" && break; sleep 0.1; done
+		xdp_pp_pg "$tx" "count 64"
+		xdp_pp_pg pgctrl start
+		for _ in $(seq 100); do grep -q '^napi' "/out/bp-$name.log" && break; sleep 0.1; done
+		if ! grep -q '^napi' "/out/bp-$name.log"; then
+			echo "# napi:$name failed: busy poller: $(cat "/out/bp-$name.log")" >> "$OUT"
+			kill "$bp" 2>/dev/null; wait "$bp" 2>/dev/null
+			python3 $NAPIMODE "$NETIF" softirq >/dev/null 2>&1
+			return 0
+		fi
+	fi
+	[ $# -gt 0 ] && xdp_bench_start "/out/xb-$name.log" "$@"
 	sleep 2
 	xdp_pp_pg "$tx" "count 5000"
 	xdp_pp_pg pgctrl start # warm up
 	for r in $(seq "$REPEATS"); do
 		python3 $SNAP snap --pp "$ppif" > /tmp/b.json
+		b0=$(busy_rx)
 		xdp_pp_pg "$tx" "count $VPKTS"
 		xdp_pp_pg pgctrl start
 		python3 $SNAP snap --pp "$ppif" > /tmp/a.json
+		[ -n "$bp" ] && extra=" busy=$(($(busy_rx) - b0))"
 		rate=$(sed -nE 's/^ *([0-9]+)pps .*/\1/p' "/proc/net/pktgen/$tx")
-		python3 $SNAP line "$name" "$r" /tmp/b.json /tmp/a.json --pkts "$pif" \
-			--cost "$cost" --pp "$ppif" --pps "${rate:-0}" >> "$OUT"
+		echo "$(python3 $SNAP line "$name" "$r" /tmp/b.json /tmp/a.json --pkts "$pif" \
+			--cost "$cost" --pp "$ppif" --pps "${rate:-0}")$extra" >> "$OUT"
 	done
-	xdp_bench_stop
+	[ $# -gt 0 ] && xdp_bench_stop
+	if [ -n "$bp" ]; then
+		kill -INT "$bp"; wait "$bp"
+		echo "# napi:$name busy poller: $(tail -1 "/out/bp-$name.log")" >> "$OUT"
+	fi
+	python3 $NAPIMODE "$NETIF" softirq >/dev/null
 }
 T=$REMOTE_IF
 napi_case redirect-map-egress-drop "$T" "$NETIF" "$NETIF" "$NETIF" -- redirect-map -X -A drop "$NETIF" "$NETIF"
+# ndo_xdp_xmit of the target fails (vB0's peer is down): returned in the poll
+napi_case redirect-map-xmit-fail "$T" "$NETIF" "$NETIF" "$NETIF" -- redirect-map "$NETIF" vB0
 # (a) into veth, dropped by XDP on the peer: returns into virtio's pool from veth's NAPI
 napi_case redirect-map-veth-drop "$T" "$NETIF" "$NETIF,vA1" "$NETIF" -- redirect-map "$NETIF" vA0 -- drop vA1
 napi_case drop "$T" "$NETIF" "$NETIF" "$NETIF" -- drop "$NETIF"
@@ -107,6 +153,22 @@ napi_case redirect-cpu-drop "$T" "$NETIF" "$NETIF,fn:cpu_map_bpf_prog_run" "$NET
 # share a page as page_pool frags, whose last user is the allocator, not
 # the free path, so no recycle decision would be taken).
 PKT_SIZE=1500 napi_case veth-skb-pass vD0 vD1 vD1 vD1 -- pass vD1
+# Where base and series decide differently (net-core/README.md): NETIF's
+# NAPI run by its kthread or by a busy poller; 7.3 never recycled directly
+# there. Plus the skb path without XDP: 1500-byte frames (virtio_net
+# copies frames up to 128 bytes into the skb head and frees the buffer
+# itself), which the stack drops inside the poll (no socket takes
+# them), so their pages come back through napi_pp_put_page(): only the series lets them recycle
+# directly when the NAPI is threaded.
+for m in ${NAPI_MODES_SKB:-softirq threaded}; do
+	PKT_SIZE=1500 NAPI_MODE=$m napi_case skb-receive "$T" "$NETIF" "$NETIF" "$NETIF" --
+done
+for m in ${NAPI_MODES:-threaded busypoll}; do
+	NAPI_MODE=$m napi_case redirect-map-egress-drop "$T" "$NETIF" "$NETIF" "$NETIF" -- redirect-map -X -A drop "$NETIF" "$NETIF"
+	NAPI_MODE=$m napi_case redirect-map-xmit-fail "$T" "$NETIF" "$NETIF" "$NETIF" -- redirect-map "$NETIF" vB0
+	NAPI_MODE=$m napi_case tx "$T" "$NETIF" "$NETIF" "$NETIF" -- tx "$NETIF"
+	NAPI_MODE=$m napi_case pass "$T" "$NETIF" "$NETIF" "$NETIF" -- pass "$NETIF"
+done
 napi_cost_unload
 fi
 
