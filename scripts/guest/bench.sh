@@ -157,9 +157,9 @@ PKT_SIZE=1500 napi_case veth-skb-pass vD0 vD1 vD1 vD1 -- pass vD1
 # NAPI run by its kthread or by a busy poller; 7.3 never recycled directly
 # there. Plus the skb path without XDP: 1500-byte frames (virtio_net
 # copies frames up to 128 bytes into the skb head and frees the buffer
-# itself), which the stack drops inside the poll (no socket takes
-# them), so their pages come back through napi_pp_put_page(): only the series lets them recycle
-# directly when the NAPI is threaded.
+# itself), which the stack drops inside the poll (no socket takes them),
+# so their pages come back through napi_pp_put_page(): only the series
+# lets them recycle directly when the NAPI is threaded.
 for m in ${NAPI_MODES_SKB:-softirq threaded}; do
 	PKT_SIZE=1500 NAPI_MODE=$m napi_case skb-receive "$T" "$NETIF" "$NETIF" "$NETIF" --
 done
