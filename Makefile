@@ -23,7 +23,7 @@ stress: ## debug kernel: XDP drop paths under topology churn (STRESS_SHORT=1: ~1
 check: ## all series gates: format, signoff, checkpatch, kdoc, per-patch build, W=1
 	$(S)/check.sh
 
-bench: ## base vs series benchmark under QEMU icount; table + plot
+bench: ## base vs RFC vs series benchmark under QEMU icount; tables, plot, target verdicts
 	$(S)/bench.sh
 
 bench-nic: ## real NIC, running kernel: NETIF= REMOTE= REMOTE_IF= (see --help)

@@ -26,9 +26,10 @@ redirect-map-veth-drop (into a veth pair whose peer drops), and when OUT_IF
 is another port redirect-map-xmit (forwarded; frames return at OUT_IF's TX
 completion).
 Results: $BENCH_OUT/<label>-nic/bench.txt, label = LABEL or detected
-(base when the kernel still exports xdp_return_frame_rx_napi, else series).
-With both labels present, `scripts/bench-report.py $BENCH_OUT` prints the
-table (bench.md) and plot.
+(base when the kernel still exports xdp_return_frame_rx_napi, else series;
+the rfc kernel of net-core/rfc keeps that symbol: run it with LABEL=rfc).
+With base and another label present, `scripts/bench-report.py $BENCH_OUT`
+prints the table (bench.md) and plot.
 Environment: NETIF, REMOTE, REMOTE_IF (required); OUT_IF (NETIF),
   REMOTE_SH (ssh -o BatchMode=yes $REMOTE: how to run a command on the
   generator), TG_THREADS (1), TG_ARGS (more xdp-trafficgen options, e.g.

@@ -11,9 +11,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 usage() {
 	cat <<'U'
-usage: scripts/build.sh base|series
+usage: scripts/build.sh base|rfc|series
 
-Builds $CACHE/<variant>/build (O=) from the tree made by scripts/tree.sh:
+Builds $CACHE/<variant>/build (O=) from the tree made by scripts/tree.sh
+(rfc: base + net-core/rfc/*.patch, the upstream RFC reconstructed, the
+third kernel of make bench):
   - .config from scripts/config.sh (defconfig + virtme-ng + fragments)
   - bzImage and modules (ccache, -j$JOBS)
   - selftests/pp_decide (out-of-tree KUnit module)
@@ -22,12 +24,13 @@ Builds $CACHE/<variant>/build (O=) from the tree made by scripts/tree.sh:
 FLAVOUR=debug builds the debug kernel (KASAN, lockdep, ...: what
 `make test` boots) into $CACHE/<variant>-debug; the default FLAVOUR=perf
 is the benchmark kernel.
-Prints the build dir. Environment: KDIR, BASE, JOBS, CACHE, FLAVOUR.
+Prints the build dir. Environment: KDIR, BASE, JOBS, CACHE, FLAVOUR,
+PATCHES (series), RFC_PATCHES (rfc).
 U
 }
 case "${1:-}" in
 -h|--help) usage; exit 0 ;;
-base|series) variant=$1 ;;
+base|rfc|series) variant=$1 ;;
 *) usage >&2; exit 1 ;;
 esac
 

@@ -3,10 +3,10 @@
 # kernel repository (KDIR, or the cached Debian base), and nothing else.
 #
 # The harness makes, per kernel repository, the worktrees
-# <variant root>/{base,series,check,prep}/src (scripts/tree.sh, check.sh,
-# prep.sh) and the branches xdp-pp/series-* and xdp-pp/prep-*. Build
-# directories, ccache and the guest root stay (they are the cache: rm -rf
-# $CACHE for those). A worktree or branch of any other name is left alone,
+# <variant root>/{base,rfc,series,check,prep}/src (scripts/tree.sh, check.sh,
+# prep.sh) and the branches xdp-pp/series-*, xdp-pp/rfc-* and
+# xdp-pp/prep-*. Build directories, ccache and the guest root stay (they
+# are the cache: rm -rf $CACHE for those). A worktree or branch of any other name is left alone,
 # as is everything in the user's own work tree.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -17,9 +17,10 @@ usage() {
 	cat <<'U'
 usage: scripts/clean.sh [-n]
 
-Removes the harness's worktrees (<root>/{base,series,check,prep}/src) and
-branches (xdp-pp/series-*, xdp-pp/prep-*) from KDIR (a user's kernel tree,
-when set) or the cached Debian base repository. -n: only list them.
+Removes the harness's worktrees (<root>/{base,rfc,series,check,prep}/src)
+and branches (xdp-pp/series-*, xdp-pp/rfc-*, xdp-pp/prep-*) from KDIR (a
+user's kernel tree, when set) or the cached Debian base repository. -n:
+only list them.
 Environment: KDIR, CACHE.
 Exit: 0 done (or nothing to do), 1 failure.
 U
@@ -63,5 +64,5 @@ while read -r b; do
 	run git -C "$repo" branch -q -D "$b"
 	n=$((n + 1))
 done < <(git -C "$repo" for-each-ref --format='%(refname:short)' \
-	'refs/heads/xdp-pp/series-*' 'refs/heads/xdp-pp/prep-*')
+	'refs/heads/xdp-pp/series-*' 'refs/heads/xdp-pp/rfc-*' 'refs/heads/xdp-pp/prep-*')
 if [ "$dry" = 1 ]; then log "clean: $n worktrees and branches would go from $repo"; else log "clean: $n worktrees and branches removed from $repo"; fi

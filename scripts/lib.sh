@@ -21,7 +21,11 @@ O=${O:-$CACHE/build}
 #   <vroot>/<w>/src       git worktrees, w in WORKTREES (tree.sh, check.sh,
 #                         prep.sh; clean.sh removes them), vroot = $CACHE,
 #                         or $CACHE/kdir-<hash> for a KDIR (variant_root)
-#   <vroot>/{base,series}[-debug]/build   kernel builds (build.sh)
+#   <vroot>/{base,rfc,series}[-debug]/build   kernel builds (build.sh; rfc:
+#                         base + net-core/rfc/*.patch, perf flavour, for
+#                         make bench)
+#   <vroot>/<v>/pp_bench  the series' page_pool bench module built for
+#                         variant v's kernel (bench.sh)
 #   <vroot>/check/{build,ok,drv}          per-patch build gates (check.sh)
 #   $CACHE/guest-<hash>   the guest root (guest-root.sh); $CACHE/ccache
 #   $TOOLS                host-built tools the VM sees at /tools
@@ -31,7 +35,7 @@ BASE_REPO=$CACHE/linux
 TOOLS=${VM_TOOLS:-$CACHE/tools}
 OUTS=$CACHE/out
 BUILD_LOCK=$CACHE/build.lock
-WORKTREES=(base series check prep)
+WORKTREES=(base rfc series check prep)
 JOBS=${JOBS:-$(nproc)}
 
 # Kernel config fragments, in the order scripts/config.sh applies them.
@@ -58,7 +62,7 @@ DRIVER_DIRS=(drivers/net/ethernet/marvell/ drivers/net/ethernet/intel/i40e/
 	     drivers/net/ethernet/ti/)
 # The same as a path pattern for a patch's "+++ b/" lines.
 DRIVER_RE='^\+\+\+ b/drivers/net/ethernet/(marvell|intel/i40e|mellanox/mlx5|aquantia|engleder|freescale|mediatek|pensando|sfc|socionext|stmicro|ti)/'
-# The build root of a variant (base|series) in this flavour.
+# The build root of a variant (base|rfc|series) in this flavour.
 flavour_root() { # vroot variant
 	if [ "$FLAVOUR" = debug ]; then echo "$1/$2-debug"; else echo "$1/$2"; fi
 }
@@ -138,6 +142,13 @@ series_patches() {
 	compgen -G "$d/*.patch" | LC_ALL=C sort || true
 }
 
+# net-core/rfc/*.patch in order: the rfc variant (the upstream RFC's
+# change, reconstructed on the base; make bench's third kernel).
+rfc_patches() {
+	local d=${RFC_PATCHES:-$REPO/net-core/rfc}
+	compgen -G "$d/*.patch" | LC_ALL=C sort || true
+}
+
 export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
 export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$CACHE}
 export CCACHE_NOHASHDIR=1
@@ -177,6 +188,8 @@ vng_args() {
 	local qopt=''
 	[ "${VM_ICOUNT:-0}" = 1 ] && qopt+=" -icount shift=0"
 	[ -n "${VM_QEMU_DATA:-}" ] && qopt+=" -L $VM_QEMU_DATA"
+	# VM_QEMU_OPTS: more QEMU options (e.g. a TCG -plugin for make bench)
+	[ -n "${VM_QEMU_OPTS:-}" ] && qopt+=" $VM_QEMU_OPTS"
 	VNG=(vng --run "$1/arch/x86/boot/bzImage" --root "$4" --disable-microvm
 	     --disable-kvm --force-9p --verbose)
 	[ -z "${VM_QEMU:-}" ] || VNG+=(--qemu "$VM_QEMU")
@@ -186,6 +199,36 @@ vng_args() {
 	      --rodir /xdp-pp="$REPO" --rodir /variant="$(dirname "$1")"
 	      --rwdir /out="$2" --rodir /tools="$3")
 	[ -z "$qopt" ] || VNG+=(--qemu-opts="${qopt# }")
+}
+
+# suite_cmd BUILD EXPECT: set the array SUITE to the guest command of
+# make test's VM run (scripts/test.sh; scripts/qemu-check.sh WORKLOAD=suite
+# runs the same): scripts/guest/run-tests.sh with KUnit's expectation
+# EXPECT (base|series), the kselftests and the drv-net cases; and
+# SUITE_TIMEOUT to the VM timeout it needs (vm.sh's 1800 s; 3600 s for
+# XRD_CASES=all).
+# The drv-net test has 34 cases, 30-70 s each on the debug kernel under TCG.
+# make test runs each drop path once with the exact witness, and the owner
+# contexts where the series changes the decision (threaded NAPI, busy
+# poll, AF_XDP copy mode) and a page_pool destroyed with pages in flight
+# (veth); XRD_CASES=all runs them all (~20 min).
+suite_cmd() {
+	local tests="net/bench:test_bench_page_pool.sh"
+	if [ -f "$(dirname "$1")/kselftest/drivers/net/hw/xdp_redirect_drop.py" ]; then
+		tests="drivers/net/hw:xdp_redirect_drop.py $tests"
+	fi
+	local xrd_cases=(test_devmap_egress.softirq_drop test_devmap_egress.threaded_drop
+		test_devmap_egress.busypoll_drop test_devmap_egress.mb_drop
+		test_devmap_xmit_fail.threaded test_devmap_bcast.softirq_egress_drop
+		test_devmap_bcast.softirq_no_dst test_cpumap.softirq_devmap
+		test_xdp_tx.threaded test_xdp_tx.busypoll test_xsk_copy.threaded
+		test_xsk_copy.busypoll test_veth_pool_release)
+	SUITE=(env EXPECT="$2" KSFT_TESTS="${KSFT_TESTS:-$tests}" PP_BENCH_LOOPS=100000
+	       XRD_CASES="${XRD_CASES:-${xrd_cases[*]}}"
+	       bash /xdp-pp/scripts/guest/run-tests.sh)
+	SUITE_TIMEOUT=1800
+	# every drv-net case, KUnit and the bench take ~25 min idle: more room
+	[ "${XRD_CASES:-}" != all ] || SUITE_TIMEOUT=3600
 }
 
 # ensure_worktree REPO DIR BASE: DIR is a detached git worktree of REPO

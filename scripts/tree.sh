@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # tree.sh - prepare the kernel source tree of a variant: `base` (the base
-# commit) or `series` (base + patches/*.patch applied with git am).
+# commit), `series` (base + patches/*.patch applied with git am) or `rfc`
+# (base + net-core/rfc/*.patch: the reconstructed Nov 2025 upstream RFC that
+# make bench puts beside the other two).
 #
 # Trees are git worktrees under the cache, so neither the cached Debian
 # base nor a user's KDIR work tree or branch is ever modified. Prints the
-# tree's path. A series tree is re-made only when the base commit or a patch
-# changes.
+# tree's path. A series or rfc tree is re-made only when the base commit or
+# a patch changes.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=lib.sh
@@ -13,19 +15,24 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 usage() {
 	cat <<'U'
-usage: scripts/tree.sh base|series
+usage: scripts/tree.sh base|rfc|series
 
+base: the base commit; series: base + patches/*.patch; rfc: base +
+net-core/rfc/*.patch (the upstream RFC's change, reconstructed; only
+make bench uses it). Each is a worktree at <root>/<variant>/src, the
+patches applied with git am on a branch xdp-pp/<variant>-<hash>.
 Environment:
   KDIR    a kernel git tree to use instead of the cached Debian 7.3 base
           (e.g. bpf-next). Must be clean; its HEAD (or BASE) is the base.
   BASE    base commit-ish in KDIR (default HEAD; `base` tag for Debian).
-  PATCHES patch directory (default: patches/ of this repo).
+  PATCHES patch directory of the series (default: patches/ of this repo).
+  RFC_PATCHES patch directory of rfc (default: net-core/rfc/).
 Exit: 0 ok, 1 failure (a patch that does not apply is named).
 U
 }
 case "${1:-}" in
 -h|--help) usage; exit 0 ;;
-base|series) variant=$1 ;;
+base|rfc|series) variant=$1 ;;
 *) usage >&2; exit 1 ;;
 esac
 
@@ -36,9 +43,11 @@ src=$root/src
 mkdir -p "$root"
 
 patches=()
-if [ "$variant" = series ]; then
-	mapfile -t patches < <(series_patches)
-fi
+case $variant in
+series) mapfile -t patches < <(series_patches) ;;
+rfc) mapfile -t patches < <(rfc_patches)
+     [ ${#patches[@]} -gt 0 ] || die "tree: no rfc patches in ${RFC_PATCHES:-$REPO/net-core/rfc}" ;;
+esac
 want=$( { echo "$base"; for p in "${patches[@]}"; do sha256sum < "$p"; done; } | sha256sum | cut -c1-16)
 if [ -f "$root/tree.stamp" ] && [ "$(cat "$root/tree.stamp")" = "$want" ] &&
    [ -e "$src/.git" ] && [ -z "$(git -C "$src" status --porcelain --untracked-files=no 2>/dev/null)" ]; then
@@ -53,10 +62,10 @@ git am --abort >/dev/null 2>&1 || true
 old_branch=$(git symbolic-ref -q --short HEAD || true)
 git checkout -q --detach -f "$base"
 case "$old_branch" in
-xdp-pp/series-*) git branch -q -D "$old_branch" >/dev/null 2>&1 || true ;;
+xdp-pp/series-*|xdp-pp/rfc-*) git branch -q -D "$old_branch" >/dev/null 2>&1 || true ;;
 esac
 if [ ${#patches[@]} -gt 0 ]; then
-	branch=xdp-pp/series-$want
+	branch=xdp-pp/$variant-$want
 	git checkout -q -B "$branch"
 	log "tree: applying ${#patches[@]} patches on $(git rev-parse --short "$base") in $src"
 	if ! out=$(git -c user.name="xdp-pp harness" -c user.email=harness@xdp-pp.invalid \

@@ -29,6 +29,13 @@
  * ns_per_pkt covers the syscall and the asynchronous tail (veth NAPI,
  * cpumap kthread) until the dropping program counted every packet;
  * run_ns_per_pkt is BPF_PROG_TEST_RUN's own duration.
+ *
+ * usage: xdp_pp_run trace-run RUNS PINNED_PROG
+ *   BPF_PROG_TEST_RUN of a pinned fentry/fexit program (or of the program of
+ *   a pinned link, as bpftool's autoattach pins them) RUNS times: each run
+ *   calls bpf_fentry_test1() and its siblings once (net/bpf/test_run.c).
+ *   The bench's profile section times bpf_fentry_test1() so, to calibrate
+ *   the trampoline share of a traced call. Output: trace-run runs=<n>
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -176,6 +183,49 @@ static void attach_xdp(int ifindex, int prog)
 		die("attach XDP to peer");
 }
 
+/* the program of a pinned link (bpftool loadall ... autoattach pins links) */
+static int link_prog(int fd)
+{
+	struct bpf_link_info li = { 0 };
+	union bpf_attr a = { .info = { .bpf_fd = fd, .info_len = sizeof(li),
+				       .info = (uintptr_t)&li } };
+	union bpf_attr b = { 0 };
+
+	if (sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &a))
+		die("BPF_OBJ_GET_INFO_BY_FD of the pinned object");
+	b.prog_id = li.prog_id;
+	fd = sys_bpf(BPF_PROG_GET_FD_BY_ID, &b);
+	if (fd < 0)
+		die("BPF_PROG_GET_FD_BY_ID of the link's program");
+	return fd;
+}
+
+static int trace_run(unsigned long n, const char *path)
+{
+	union bpf_attr g = { .pathname = (uintptr_t)path };
+	union bpf_attr t = { 0 };
+	unsigned long i;
+	int fd = sys_bpf(BPF_OBJ_GET, &g);
+
+	if (fd < 0)
+		die(path);
+	/* a pinned program runs as it is; a pinned link: its program */
+	t.test.prog_fd = fd;
+	i = 1;		/* that run counts */
+	if (sys_bpf(BPF_PROG_TEST_RUN, &t)) {
+		fd = link_prog(fd);
+		i = 0;
+	}
+	for (; i < n; i++) {
+		union bpf_attr a = { .test = { .prog_fd = fd } };
+
+		if (sys_bpf(BPF_PROG_TEST_RUN, &a))
+			die("BPF_PROG_TEST_RUN of a tracing program");
+	}
+	printf("trace-run runs=%lu\n", n);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *c = argc > 1 ? argv[1] : "";
@@ -187,15 +237,18 @@ int main(int argc, char **argv)
 		192, 0, 2, 2, 192, 0, 2, 1,
 		0x27, 0x10, 0x27, 0x10, 0, 30, 0, 0,			/* udp */
 	};
-	int cnt = map_create(BPF_MAP_TYPE_ARRAY, 4, 8, 1);
-	int prog, map, async = 0, sync_count = 1;
+	int cnt, prog, map, async = 0, sync_count = 1;
 	uint32_t key = 0;
 	uint64_t t0, t1, got = 0, spins;
 
 	if (argc < 3 || !n || n > 0xffffffffUL) {
-		fprintf(stderr, "usage: %s CASE PACKETS [TARGET_IFNAME]\n", argv[0]);
+		fprintf(stderr, "usage: %s CASE PACKETS [TARGET_IFNAME]\n"
+			"       %s trace-run RUNS PINNED_PROG\n", argv[0], argv[0]);
 		return 1;
 	}
+	if (!strcmp(c, "trace-run"))
+		return argc > 3 ? trace_run(n, argv[3]) : 1;
+	cnt = map_create(BPF_MAP_TYPE_ARRAY, 4, 8, 1);
 	if (!strcmp(c, "devmap-egress-drop") || !strcmp(c, "devmap-xmit-fail") ||
 	    !strcmp(c, "veth-drop") || !strcmp(c, "devmap-bcast-empty")) {
 		struct bpf_devmap_val v = { .ifindex = if_index(tgt), .bpf_prog.fd = -1 };

@@ -15,6 +15,10 @@ TOOL=/tools/xdp_pp_run
 . /xdp-pp/scripts/guest/netsetup.sh
 xdp_pp_netsetup || exit 1
 echo "# kernel $(uname -r) cpus $(nproc) $(cat /proc/cmdline)" >> "$OUT"
+# the return thunk every function returns through (the report's trampoline
+# calibration assumes bpf_fentry_test1()'s body is lea, jmp thunk, ret)
+echo "# retbleed: $(cat /sys/devices/system/cpu/vulnerabilities/retbleed 2>/dev/null);" \
+	"srso: $(cat /sys/devices/system/cpu/vulnerabilities/spec_rstack_overflow 2>/dev/null)" >> "$OUT"
 
 # vA0: a devmap target that can transmit (GRO on its peer makes veth offer
 # ndo_xdp_xmit); vB0: one whose ndo_xdp_xmit fails (peer has GRO, so the
@@ -176,8 +180,18 @@ fi
 # PROFILE_FNS (set by scripts/bench.sh, which builds their -DPLAIN objects
 # into /tools/profile) timed alone over one pktgen run. Raw figures: every
 # traced call also pays the trampoline between the two timestamps; the
-# report calibrates it out.
+# report calibrates it out with bpf_fentry_test1() (net/bpf/test_run.c, the
+# same 3 instructions in every kernel) timed the same way, called once per
+# BPF_PROG_TEST_RUN of a tracing program, no traffic meanwhile.
 if want profile; then
+	napi_cost_unload
+	if napi_cost_load /tools/profile bpf_fentry_test1 2>/dev/null &&
+	   /tools/xdp_pp_run trace-run 2000 "$NAPI_COST_DIR/bpf_fentry_test1/p/napi_cost_in" >/dev/null; then
+		python3 $SNAP snap | python3 $SNAP profile trampoline bpf_fentry_test1 2000 >> "$OUT"
+	else
+		echo "profile case=trampoline fn=bpf_fentry_test1 absent" >> "$OUT"
+	fi
+	napi_cost_unload
 	xdp_pp_pktgen_setup "$REMOTE_IF" "$(cat /sys/class/net/"$NETIF"/address)"
 	xdp_pp_pg "$REMOTE_IF" "burst ${BURST:-32}"
 	xdp_bench_start /out/xb-profile.log redirect-map -X -A drop "$NETIF" "$NETIF"
@@ -199,9 +213,13 @@ if want profile; then
 	xdp_bench_stop
 fi
 
-# 3. page_pool bench module (softirq runs incl. NAPI-aware)
-ko=/variant/kselftest/net/bench/page_pool/bench_page_pool.ko
+# 3. page_pool bench module (softirq runs incl. NAPI-aware): the series'
+# module built for this kernel when scripts/bench.sh made one (the same
+# test code in every kernel), else this kernel's own
+ko=/variant/pp_bench/bench_page_pool.ko
+[ -f "$ko" ] || ko=/variant/kselftest/net/bench/page_pool/bench_page_pool.ko
 if want pp_bench && [ -f "$ko" ]; then
+	echo "# pp_bench module $ko" >> "$OUT"
 	for r in $(seq "$REPEATS"); do
 		n=$(dmesg | wc -l)
 		insmod "$ko" loops=200000 run_flags=0xf2 >/dev/null 2>&1 && rmmod bench_page_pool
