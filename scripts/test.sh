@@ -50,29 +50,13 @@ out=${OUT:-$CACHE/out/test-$variant}
 rm -rf "$out"
 mkdir -p "$out"
 expect=${KUNIT_EXPECT:-$variant}
-default_tests="net/bench:test_bench_page_pool.sh"
-if [ -f "$(dirname "$build")/kselftest/drivers/net/hw/xdp_redirect_drop.py" ]; then
-	default_tests="drivers/net/hw:xdp_redirect_drop.py $default_tests"
-fi
-# The drv-net test has 34 cases, 30-70 s each on the debug kernel under TCG.
-# make test runs each drop path once with the exact witness, and the owner
-# contexts where the series changes the decision (threaded NAPI, busy
-# poll, AF_XDP copy mode) and a page_pool destroyed with pages in flight
-# (veth); XRD_CASES=all runs them all (~20 min).
-xrd_cases=(test_devmap_egress.softirq_drop test_devmap_egress.threaded_drop
-	   test_devmap_egress.busypoll_drop test_devmap_egress.mb_drop
-	   test_devmap_xmit_fail.threaded test_devmap_bcast.softirq_egress_drop
-	   test_devmap_bcast.softirq_no_dst test_cpumap.softirq_devmap
-	   test_xdp_tx.threaded test_xdp_tx.busypoll test_xsk_copy.threaded
-	   test_xsk_copy.busypoll test_veth_pool_release)
-# every drv-net case, KUnit and the bench take ~25 min idle: more room
-[ "${XRD_CASES:-}" != all ] || export VM_TIMEOUT=${VM_TIMEOUT:-3600}
+# the guest command and its timeout (lib.sh: the kselftests, the drv-net
+# cases make test runs, KUnit)
+suite_cmd "$build" "$expect"
+[ "${XRD_CASES:-}" != all ] || export VM_TIMEOUT=${VM_TIMEOUT:-$SUITE_TIMEOUT}
 t0=$(date +%s)
 set +e
-"$here/vm.sh" "$build" "$out" env EXPECT="$expect" \
-	KSFT_TESTS="${KSFT_TESTS:-$default_tests}" PP_BENCH_LOOPS=100000 \
-	XRD_CASES="${XRD_CASES:-${xrd_cases[*]}}" \
-	bash /xdp-pp/scripts/guest/run-tests.sh
+"$here/vm.sh" "$build" "$out" "${SUITE[@]}"
 vm_rc=$?
 set -e
 log "test: VM run took $(( $(date +%s) - t0 )) s (results: $out)"
