@@ -174,6 +174,8 @@ struct pp_job {
 	bool done;
 };
 
+struct pp_bulk_job;
+
 struct pp_bench {
 	enum pp_api api;
 	unsigned int loops;
@@ -215,6 +217,10 @@ struct pp_env {
 	atomic_t timer_fired;
 	bool timer_return;
 	struct pp_where timer_where;
+
+	/* bulk accounting cases: what pp_job_run_here() runs instead of job */
+	void (*exec)(struct pp_env *env);
+	struct pp_bulk_job *bulk;
 };
 
 static void pp_where_record(struct pp_env *env, struct pp_where *w)
@@ -405,7 +411,10 @@ static void pp_job_exec(struct pp_job *job)
 static void pp_job_run_here(struct pp_env *env)
 {
 	pp_where_record(env, &env->job.where);
-	pp_job_exec(&env->job);
+	if (env->exec)
+		env->exec(env);
+	else
+		pp_job_exec(&env->job);
 }
 
 /* ---- environment: dummy netdev, NAPIs, pools ------------------------ */
@@ -1199,6 +1208,856 @@ static void pp_mixed_pool_bulk_in_poll(struct kunit *test)
 	pp_check_api(test, env, &c, PP_MIX_FRAME_BULK);
 }
 
+/* ---- bulk accounting ------------------------------------------------ */
+
+/*
+ * The cases above prove where one pool's decision sends a page.  These
+ * prove that a bulk return accounts for every page exactly, in
+ * page_pool_put_netmem_bulk() (one pass per run of one pool's pages, the
+ * cache's count kept aside and written back at the end, the stats added
+ * once per run, foreign pages kept for another round, arrays longer than
+ * XDP_BULK_QUEUE_SIZE taken in chunks) and in xdp_return_frame_bulk() (an
+ * inline fast path, the rest out of line): how many pages went to the
+ * lockless cache (recycle.cached), how many did not fit (cache_full, then
+ * the ring), how many went to the ring, how many left the pool
+ * (released_refcnt); and that every page comes back exactly once: the
+ * cache's count is what it should be, the pages can be allocated back from
+ * the cache and the ring, each once and no other, and the pool's count of
+ * pages in flight moved by the released ones only.
+ *
+ * Before each row the test takes every page out of both pools' cache and
+ * ring (it allocates them) and gives a given number back to the cache
+ * ("fill"), as the owner would (allow_direct, BH off), so that the room
+ * the cache has is exact.  Each row states its expected deltas.  Base 7.3
+ * accounts the same way, but it copies a pool's non-cached pages into a
+ * 16-entry stack array: rows that send more than XDP_BULK_QUEUE_SIZE pages
+ * of a pool to the ring in one call are series only.
+ */
+
+#define PP_BULK_MAX		48	/* netmems in one page_pool_put_netmem_bulk() */
+#define PP_FBULK_MAX		24	/* frames in one xdp_return_frame_bulk() row */
+#define PP_BULK_MAX_PAGES	(PP_FBULK_MAX * (1 + PP_NR_FRAGS))
+#define PP_HELD_MAX		1024	/* pages of one pool in the test's hands */
+#define PP_ROOM(k)		(PP_ALLOC_CACHE_SIZE - (k))	/* fill: k free */
+#define PP_CANARY		((__force netmem_ref)0x5a5a5a5a5a5a5a5aUL)
+#define PP_WANT(c, f, r, rel)	{ .cached = (c), .cache_full = (f), \
+				  .ring = (r), .released = (rel) }
+
+struct pp_bulk_want {
+	unsigned int cached;
+	unsigned int cache_full;	/* of which: did not fit, to the ring */
+	unsigned int ring;
+	unsigned int released;		/* released_refcnt */
+};
+
+/*
+ * A page_pool_put_netmem_bulk() row: @pattern, repeated to @nr entries,
+ * one letter per netmem of the array:
+ *   'a'  a page of pool 0 (A), its only reference
+ *   'b'  a page of pool 1 (B), its only reference
+ *   'g'  a page of A with an elevated page refcount (get_page()): it
+ *        cannot be recycled, the pool lets it go (released_refcnt)
+ *   'd'  a page of A with pp_ref_count 2 (page_pool_ref_netmem(), a
+ *        fragment user's second reference); 'D' the same page again: the
+ *        last reference, the page is recycled once, there
+ *   'h'  a page of A with pp_ref_count 2, once: the caller keeps a
+ *        reference, the page must be left alone
+ */
+struct pp_bulk_row {
+	const char *name;
+	const char *pattern;
+	unsigned int nr;
+	unsigned int fill[PP_MAX_POOL];	/* each pool's alloc.count before */
+	const struct pp_case *ctx;
+	struct pp_bulk_want want[PP_MAX_POOL];
+};
+
+/*
+ * An xdp_return_frame_bulk() row: @frames, one letter per frame, returned
+ * through one bulk, then xdp_flush_frame_bulk():
+ *   's'  a single-buffer frame of pool 0 (the inline fast path)
+ *   'm'  a frame of pool 0 with PP_NR_FRAGS frags (out of line)
+ *   'o'  a MEM_TYPE_PAGE_ORDER0 frame: freed at once, never bulked
+ * After each frame: the bulk's count, and how many of pool 0's pages were
+ * returned to it by then (cached + ring), i.e. when the bulk flushed.
+ */
+struct pp_fbulk_row {
+	const char *name;
+	const char *frames;
+	unsigned int fill;		/* pool 0's alloc.count before */
+	const struct pp_case *ctx;
+	u8 count[PP_FBULK_MAX];
+	u8 returned[PP_FBULK_MAX];
+	struct pp_bulk_want want;	/* pool 0, after the flush */
+};
+
+struct pp_bulk_page {
+	struct page *page;
+	unsigned int pool;		/* PP_MAX_POOL: an ORDER0 page */
+	char kind;
+};
+
+/* Pages of a pool in the test's hands: out of its cache and ring. */
+struct pp_held {
+	struct page **pages;
+	unsigned int nr;
+	struct page **filled;		/* given to the cache as the fill */
+	unsigned int nr_filled;
+};
+
+/* One row's call, prepared in process context. */
+struct pp_bulk_call {
+	const struct pp_bulk_row *row;		/* one of the two */
+	const struct pp_fbulk_row *frow;
+	unsigned int nr;			/* netmems, or frames */
+	netmem_ref data[PP_BULK_MAX];
+	struct xdp_frame *frames[PP_FBULK_MAX];
+	struct page *o0[PP_FBULK_MAX];		/* page of an 'o' frame */
+	struct {
+		struct xdp_frame_bulk bq;
+		netmem_ref canary[2];		/* nothing writes past q[] */
+	} b;
+	/* recorded in the context, after each xdp_return_frame_bulk() */
+	int count[PP_FBULK_MAX];
+	u64 returned[PP_FBULK_MAX];		/* pool 0's cached + ring */
+	int o0_ref[PP_FBULK_MAX];
+	unsigned int nr_pages;
+	struct pp_bulk_page pages[PP_BULK_MAX_PAGES];
+	bool prepared;
+	bool done;
+};
+
+struct pp_bulk_job {
+	struct pp_bulk_call c;
+	struct pp_held held[PP_MAX_POOL];
+	struct pp_pool o0;			/* MEM_TYPE_PAGE_ORDER0 rxq */
+};
+
+static const struct pp_case pp_bulk_owner = {
+	.ctx = "owner NAPI poll (of A; B's NAPI idle)",
+	.run = pp_ctx_napi_poll,
+	.local = { true, false }, .softirq = 1, .serving = 1, .cpu = -1,
+	.owner = { PP_OWN_SELF, PP_OWN_NONE },
+};
+
+static const struct pp_case pp_bulk_process = {
+	.ctx = "process context", .run = pp_ctx_process,
+	.local = { false, false }, .softirq = 0, .serving = 0, .cpu = -1,
+	.owner = { PP_OWN_NONE, PP_OWN_NONE },
+};
+
+/* Base 7.3 (or expecting it): no more than 16 ring pages per call. */
+static bool pp_kernel_is_base(void)
+{
+	return pp_base || pp_probe_base;
+}
+
+static int pp_pool_inflight(const struct page_pool *pool)
+{
+	return (int)(pool->pages_state_hold_cnt -
+		     (u32)atomic_read(&pool->pages_state_release_cnt));
+}
+
+/* Runs in the context under test. */
+static void pp_fbulk_record(struct pp_env *env, struct pp_bulk_call *c,
+			    unsigned int i)
+{
+	struct page_pool_stats s = {};
+
+	c->count[i] = c->b.bq.count;
+	page_pool_get_stats(env->pp[0].pool, &s);
+	c->returned[i] = s.recycle_stats.cached + s.recycle_stats.ring;
+	c->o0_ref[i] = c->o0[i] ? page_ref_count(c->o0[i]) : 0;
+}
+
+static void pp_bulk_exec(struct pp_env *env)
+{
+	struct bpf_net_context __bpf_net_ctx, *bpf_net_ctx;
+	struct pp_bulk_call *c = &env->bulk->c;
+	unsigned int i;
+
+	bpf_net_ctx = bpf_net_ctx_set(&__bpf_net_ctx);
+	if (c->row) {
+		page_pool_put_netmem_bulk(c->data, c->nr);
+	} else {
+		xdp_frame_bulk_init(&c->b.bq);
+		rcu_read_lock();
+		for (i = 0; i < c->nr; i++) {
+			xdp_return_frame_bulk(c->frames[i], &c->b.bq);
+			pp_fbulk_record(env, c, i);
+		}
+		xdp_flush_frame_bulk(&c->b.bq);
+		rcu_read_unlock();
+	}
+	bpf_net_ctx_clear(bpf_net_ctx);
+	c->done = true;
+}
+
+static unsigned int pp_count_page(struct page **pages, unsigned int from,
+				  unsigned int to, const struct page *page)
+{
+	unsigned int i, n = 0;
+
+	for (i = from; i < to; i++)
+		n += pages[i] == page;
+	return n;
+}
+
+/*
+ * Give back what the test holds: the call's pages (all of their references
+ * if the call did not run; else the page reference of a 'g' page, the pp
+ * reference of an 'h' page, ours on an ORDER0 page) and the pages taken
+ * out of the pools.  Process context.
+ */
+static void pp_bulk_release(struct pp_env *env)
+{
+	struct pp_bulk_job *bj = env->bulk;
+	struct pp_bulk_call *c;
+	unsigned int i, j;
+
+	if (!bj)
+		return;
+	c = &bj->c;
+	for (i = 0; c->prepared && i < c->nr_pages; i++) {
+		struct pp_bulk_page *bp = &c->pages[i];
+		struct page_pool *pool;
+
+		if (bp->pool == PP_MAX_POOL) {
+			if (!c->done)
+				put_page(bp->page);	/* the frame's */
+			put_page(bp->page);		/* ours */
+			continue;
+		}
+		pool = env->pp[bp->pool].pool;
+		if (bp->kind == 'g')
+			put_page(bp->page);
+		if (!c->done)
+			page_pool_put_full_page(pool, bp->page, false);
+		if (!c->done && bp->kind == 'd')
+			page_pool_put_full_page(pool, bp->page, false);
+		/*
+		 * The caller's reference of an 'h' page; unless a broken bulk
+		 * recycled the page and the drain took it out again: then
+		 * there is one reference left, the one in held.
+		 */
+		if (bp->kind == 'h' &&
+		    (!c->done || !pp_count_page(bj->held[bp->pool].pages, 0,
+						bj->held[bp->pool].nr,
+						bp->page)))
+			page_pool_put_full_page(pool, bp->page, false);
+	}
+	c->prepared = false;
+
+	for (i = 0; i < PP_MAX_POOL; i++) {
+		struct pp_held *h = &bj->held[i];
+
+		for (j = 0; j < h->nr; j++)
+			page_pool_put_full_page(env->pp[i].pool, h->pages[j],
+						false);
+		h->nr = 0;
+		h->nr_filled = 0;
+	}
+}
+
+static void pp_bulk_teardown(struct pp_env *env)
+{
+	struct pp_bulk_job *bj = env->bulk;
+
+	pp_bulk_release(env);
+	if (bj && bj->o0.rxq_reg)
+		xdp_rxq_info_unreg(&bj->o0.rxq);
+	env->exec = NULL;
+	env->bulk = NULL;
+}
+
+KUNIT_DEFINE_ACTION_WRAPPER(pp_bulk_teardown_action, pp_bulk_teardown,
+			    struct pp_env *);
+
+/* Two pools: A owned by napi0 (the one the owner context polls), B by napi1. */
+static struct pp_env *pp_bulk_setup(struct kunit *test)
+{
+	struct pp_env *env = pp_setup(test, 2, false);
+	struct pp_bulk_job *bj;
+	unsigned int i;
+	int err;
+
+	pp_add_pool(test, env, 0, &env->napi[0], -1);
+	pp_add_pool(test, env, 1, &env->napi[1], -1);
+
+	bj = kunit_kzalloc(test, sizeof(*bj), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, bj);
+	for (i = 0; i < PP_MAX_POOL; i++) {
+		bj->held[i].pages = kunit_kcalloc(test, PP_HELD_MAX,
+						  sizeof(struct page *),
+						  GFP_KERNEL);
+		bj->held[i].filled = kunit_kcalloc(test, PP_ALLOC_CACHE_SIZE,
+						   sizeof(struct page *),
+						   GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, bj->held[i].pages);
+		KUNIT_ASSERT_NOT_NULL(test, bj->held[i].filled);
+	}
+	env->bulk = bj;
+	env->exec = pp_bulk_exec;
+	err = kunit_add_action_or_reset(test, pp_bulk_teardown_action, env);
+	KUNIT_ASSERT_EQ(test, err, 0);
+
+	err = xdp_rxq_info_reg(&bj->o0.rxq, env->dev, PP_MAX_POOL, 0);
+	KUNIT_ASSERT_EQ_MSG(test, err, 0, "ORDER0 rxq");
+	err = xdp_rxq_info_reg_mem_model(&bj->o0.rxq, MEM_TYPE_PAGE_ORDER0,
+					 NULL);
+	if (err)
+		xdp_rxq_info_unreg(&bj->o0.rxq);
+	KUNIT_ASSERT_EQ_MSG(test, err, 0, "ORDER0 mem model");
+	bj->o0.rxq_reg = true;
+	return env;
+}
+
+/*
+ * Leave exactly @fill pages in pool @idx's cache and none in its ring:
+ * take every page out of both (and at least @fill), then give @fill of
+ * them back to the cache as its owner would.
+ */
+static void pp_bulk_fill(struct kunit *test, struct pp_env *env,
+			 unsigned int idx, unsigned int fill)
+{
+	struct page_pool *pool = env->pp[idx].pool;
+	struct pp_held *h = &env->bulk->held[idx];
+	unsigned int i;
+
+	KUNIT_ASSERT_LE(test, fill, PP_ALLOC_CACHE_SIZE);
+	while (pool->alloc.count || !ptr_ring_empty(&pool->ring) ||
+	       h->nr < fill) {
+		struct page *page;
+
+		KUNIT_ASSERT_LT_MSG(test, h->nr, PP_HELD_MAX,
+				    "pool%u: emptying cache and ring", idx);
+		page = page_pool_dev_alloc_pages(pool);
+		KUNIT_ASSERT_NOT_NULL_MSG(test, page, "pool%u: allocating",
+					  idx);
+		h->pages[h->nr++] = page;
+	}
+	local_bh_disable();
+	for (i = 0; i < fill; i++) {
+		struct page *page = h->pages[--h->nr];
+
+		h->filled[h->nr_filled++] = page;
+		page_pool_put_full_page(pool, page, true);
+	}
+	local_bh_enable();
+	KUNIT_ASSERT_EQ_MSG(test, pool->alloc.count, fill,
+			    "pool%u: alloc.count after the fill", idx);
+	KUNIT_ASSERT_TRUE_MSG(test, ptr_ring_empty(&pool->ring),
+			      "pool%u: ring empty after the fill", idx);
+}
+
+/*
+ * Allocate back every page pool @idx holds in its cache and ring: @want
+ * pages, each once (a page recycled twice comes back twice: it is kept
+ * once, so that it is given back once).  Returns where they start in
+ * held->pages.
+ */
+static unsigned int pp_bulk_drain(struct kunit *test, struct pp_env *env,
+				  unsigned int idx, unsigned int want,
+				  const char *name)
+{
+	struct page_pool *pool = env->pp[idx].pool;
+	struct pp_held *h = &env->bulk->held[idx];
+	unsigned int first = h->nr, i, j;
+
+	while (pool->alloc.count || !ptr_ring_empty(&pool->ring)) {
+		struct page *page;
+
+		KUNIT_ASSERT_LT_MSG(test, h->nr, PP_HELD_MAX,
+				    "%s: pool%u: draining", name, idx);
+		page = page_pool_dev_alloc_pages(pool);
+		KUNIT_ASSERT_NOT_NULL_MSG(test, page, "%s: pool%u: draining",
+					  name, idx);
+		h->pages[h->nr++] = page;
+	}
+	KUNIT_EXPECT_EQ_MSG(test, h->nr - first, want,
+			    "%s: pool%u: pages allocated back from its cache and ring",
+			    name, idx);
+	for (i = first; i < h->nr; i++) {
+		KUNIT_EXPECT_PTR_EQ_MSG(test,
+					netmem_get_pp(page_to_netmem(h->pages[i])),
+					pool, "%s: pool%u: page of another pool",
+					name, idx);
+		for (j = i + 1; j < h->nr; j++) {
+			if (h->pages[j] != h->pages[i])
+				continue;
+			KUNIT_FAIL(test, "%s: pool%u: a page came back twice (recycled twice)",
+				   name, idx);
+			h->pages[j--] = h->pages[--h->nr];
+		}
+	}
+	return first;
+}
+
+/*
+ * Everything about pool @idx after a call: the stats deltas, the cache's
+ * count, the pages in flight, and each page back exactly once.
+ */
+static void pp_bulk_check_pool(struct kunit *test, struct pp_env *env,
+			       unsigned int idx, const char *name,
+			       const char *ctx, const struct page_pool_stats *b,
+			       const struct page_pool_stats *a,
+			       const struct pp_bulk_want *w, unsigned int fill,
+			       u32 count, int inflight)
+{
+	const struct page_pool_recycle_stats *rb = &b->recycle_stats;
+	const struct page_pool_recycle_stats *ra = &a->recycle_stats;
+	struct pp_bulk_call *c = &env->bulk->c;
+	struct pp_held *h = &env->bulk->held[idx];
+	unsigned int i, first, nr_filled = h->nr_filled;
+
+	kunit_info(test, "%s in %s: pool%u cached +%llu cache_full +%llu ring +%llu ring_full +%llu released_refcnt +%llu, alloc.count %u -> %u\n",
+		   name, ctx, idx, ra->cached - rb->cached,
+		   ra->cache_full - rb->cache_full, ra->ring - rb->ring,
+		   ra->ring_full - rb->ring_full,
+		   ra->released_refcnt - rb->released_refcnt, fill, count);
+	KUNIT_EXPECT_EQ_MSG(test, (u64)(ra->cached - rb->cached),
+			    (u64)w->cached, "%s in %s: pool%u recycle.cached",
+			    name, ctx, idx);
+	KUNIT_EXPECT_EQ_MSG(test, (u64)(ra->cache_full - rb->cache_full),
+			    (u64)w->cache_full,
+			    "%s in %s: pool%u recycle.cache_full", name, ctx,
+			    idx);
+	KUNIT_EXPECT_EQ_MSG(test, (u64)(ra->ring - rb->ring), (u64)w->ring,
+			    "%s in %s: pool%u recycle.ring", name, ctx, idx);
+	KUNIT_EXPECT_EQ_MSG(test, (u64)(ra->ring_full - rb->ring_full), 0ULL,
+			    "%s in %s: pool%u recycle.ring_full", name, ctx,
+			    idx);
+	KUNIT_EXPECT_EQ_MSG(test,
+			    (u64)(ra->released_refcnt - rb->released_refcnt),
+			    (u64)w->released,
+			    "%s in %s: pool%u recycle.released_refcnt", name,
+			    ctx, idx);
+	KUNIT_EXPECT_EQ_MSG(test, count, fill + w->cached,
+			    "%s in %s: pool%u alloc.count after the call",
+			    name, ctx, idx);
+	KUNIT_EXPECT_EQ_MSG(test, inflight, -(int)w->released,
+			    "%s in %s: pool%u pages in flight (hold - release) moved by",
+			    name, ctx, idx);
+
+	first = pp_bulk_drain(test, env, idx, fill + w->cached + w->ring, name);
+	for (i = 0; i < nr_filled; i++)
+		KUNIT_EXPECT_EQ_MSG(test,
+				    pp_count_page(h->pages, first, h->nr,
+						  h->filled[i]), 1U,
+				    "%s: pool%u: a page of the fill came back", name,
+				    idx);
+	for (i = 0; i < c->nr_pages; i++) {
+		const struct pp_bulk_page *bp = &c->pages[i];
+		bool kept = bp->kind == 'g' || bp->kind == 'h';
+
+		if (bp->pool != idx)
+			continue;
+		KUNIT_EXPECT_EQ_MSG(test,
+				    pp_count_page(h->pages, first, h->nr,
+						  bp->page), (kept ? 0U : 1U),
+				    "%s in %s: pool%u: page %u ('%c') came back",
+				    name, ctx, idx, i, bp->kind);
+	}
+}
+
+static void pp_bulk_run(struct kunit *test, struct pp_env *env,
+			const char *name, const struct pp_case *ctx,
+			const unsigned int *fill,
+			struct page_pool_stats *before,
+			struct page_pool_stats *after, u32 *count,
+			int *inflight)
+{
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < PP_MAX_POOL; i++)
+		pp_bulk_fill(test, env, i, fill[i]);
+	for (i = 0; i < PP_MAX_POOL; i++)
+		inflight[i] = pp_pool_inflight(env->pp[i].pool);
+	memset(&env->job.where, 0, sizeof(env->job.where));
+
+	pp_snap(env, before);
+	err = ctx->run(env);
+	pp_snap(env, after);
+
+	for (i = 0; i < PP_MAX_POOL; i++) {
+		count[i] = env->pp[i].pool->alloc.count;
+		inflight[i] = pp_pool_inflight(env->pp[i].pool) - inflight[i];
+	}
+	KUNIT_EXPECT_EQ_MSG(test, err, 0, "%s in %s: context failed", name,
+			    ctx->ctx);
+	KUNIT_ASSERT_TRUE_MSG(test, env->bulk->c.done,
+			      "%s in %s: not returned", name, ctx->ctx);
+	pp_expect_where(test, ctx, &env->job.where, name);
+}
+
+static void pp_bulk_prep(struct kunit *test, struct pp_env *env,
+			 const struct pp_bulk_row *r)
+{
+	struct pp_bulk_call *c = &env->bulk->c;
+	size_t len = strlen(r->pattern);
+	struct page *last_d = NULL;
+	unsigned int i;
+
+	KUNIT_ASSERT_GT(test, len, 0);
+	KUNIT_ASSERT_LE(test, r->nr, PP_BULK_MAX);
+	memset(c, 0, sizeof(*c));
+	c->row = r;
+	c->prepared = true;
+	for (i = 0; i < r->nr; i++) {
+		char kind = r->pattern[i % len];
+		struct pp_bulk_page *bp;
+		struct page *page;
+
+		if (kind == 'D') {
+			KUNIT_ASSERT_NOT_NULL_MSG(test, last_d,
+						  "%s: 'D' without a 'd'",
+						  r->name);
+			c->data[c->nr++] = page_to_netmem(last_d);
+			continue;
+		}
+		KUNIT_ASSERT_NOT_NULL_MSG(test, strchr("abgdh", kind),
+					  "%s: letter '%c'", r->name, kind);
+		page = page_pool_dev_alloc_pages(env->pp[kind == 'b'].pool);
+		KUNIT_ASSERT_NOT_NULL(test, page);
+		bp = &c->pages[c->nr_pages++];
+		bp->page = page;
+		bp->pool = kind == 'b';
+		bp->kind = kind;
+		if (kind == 'g')
+			get_page(page);
+		if (kind == 'd' || kind == 'h')
+			page_pool_ref_page(page);
+		if (kind == 'd')
+			last_d = page;
+		c->data[c->nr++] = page_to_netmem(page);
+	}
+}
+
+/* The pages a bulk must leave alone, after the call. */
+static void pp_bulk_check_kept(struct kunit *test, struct pp_env *env,
+			       const char *name)
+{
+	struct pp_bulk_call *c = &env->bulk->c;
+	unsigned int i;
+
+	for (i = 0; i < c->nr_pages; i++) {
+		struct page *page = c->pages[i].page;
+		netmem_ref netmem = page_to_netmem(page);
+
+		switch (c->pages[i].kind) {
+		case 'g':
+			KUNIT_EXPECT_FALSE_MSG(test, page_pool_page_is_pp(page),
+					       "%s: page %u ('g') still a page_pool page",
+					       name, i);
+			KUNIT_EXPECT_EQ_MSG(test, page_ref_count(page), 1,
+					    "%s: page %u ('g'): page refcount (the test's)",
+					    name, i);
+			break;
+		case 'h':
+			KUNIT_EXPECT_TRUE_MSG(test, page_pool_page_is_pp(page),
+					      "%s: page %u ('h') left its pool",
+					      name, i);
+			KUNIT_EXPECT_EQ_MSG(test,
+					    atomic_long_read(netmem_get_pp_ref_count_ref(netmem)),
+					    1L,
+					    "%s: page %u ('h'): pp_ref_count (the caller's)",
+					    name, i);
+			break;
+		case 'o':
+			KUNIT_EXPECT_EQ_MSG(test, page_ref_count(page), 1,
+					    "%s: ORDER0 page: refcount (the test's)",
+					    name);
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+static void pp_bulk_check_row(struct kunit *test, struct pp_env *env,
+			      const struct pp_bulk_row *r)
+{
+	struct page_pool_stats before[PP_MAX_POOL], after[PP_MAX_POOL];
+	int inflight[PP_MAX_POOL];
+	u32 count[PP_MAX_POOL];
+	unsigned int i;
+
+	for (i = 0; i < PP_MAX_POOL; i++) {
+		if (pp_kernel_is_base() &&
+		    r->want[i].ring > XDP_BULK_QUEUE_SIZE) {
+			KUNIT_FAIL(test,
+				   "%s: more than %d ring pages of a pool in one call overflow base 7.3's array: series-only row",
+				   r->name, XDP_BULK_QUEUE_SIZE);
+			return;
+		}
+	}
+	pp_bulk_prep(test, env, r);
+	pp_bulk_run(test, env, r->name, r->ctx, r->fill, before, after, count,
+		    inflight);
+	for (i = 0; i < PP_MAX_POOL; i++)
+		pp_bulk_check_pool(test, env, i, r->name, r->ctx->ctx,
+				   &before[i], &after[i], &r->want[i],
+				   r->fill[i], count[i], inflight[i]);
+	pp_bulk_check_kept(test, env, r->name);
+	pp_bulk_release(env);
+}
+
+static void pp_bulk_check_rows(struct kunit *test,
+			       const struct pp_bulk_row *rows, unsigned int nr)
+{
+	struct pp_env *env = pp_bulk_setup(test);
+	unsigned int i;
+
+	for (i = 0; i < nr; i++)
+		pp_bulk_check_row(test, env, &rows[i]);
+}
+
+static void pp_fbulk_prep(struct kunit *test, struct pp_env *env,
+			  const struct pp_fbulk_row *r)
+{
+	struct pp_bulk_job *bj = env->bulk;
+	struct pp_bulk_call *c = &bj->c;
+	unsigned int i, j;
+
+	KUNIT_ASSERT_LE(test, strlen(r->frames), PP_FBULK_MAX);
+	memset(c, 0, sizeof(*c));
+	c->frow = r;
+	c->prepared = true;
+	c->b.canary[0] = PP_CANARY;
+	c->b.canary[1] = PP_CANARY;
+	for (i = 0; r->frames[i]; i++) {
+		char kind = r->frames[i];
+		unsigned int nr = kind == 'm' ? 1 + PP_NR_FRAGS : 1;
+		struct page *pg[1 + PP_NR_FRAGS];
+		struct xdp_buff xdp;
+
+		KUNIT_ASSERT_NOT_NULL_MSG(test, strchr("smo", kind),
+					  "%s: letter '%c'", r->name, kind);
+		for (j = 0; j < nr; j++) {
+			struct pp_bulk_page *bp = &c->pages[c->nr_pages];
+
+			pg[j] = kind == 'o' ? alloc_page(GFP_KERNEL) :
+				page_pool_dev_alloc_pages(env->pp[0].pool);
+			KUNIT_ASSERT_NOT_NULL(test, pg[j]);
+			bp->page = pg[j];
+			bp->pool = kind == 'o' ? PP_MAX_POOL : 0;
+			bp->kind = kind;
+			c->nr_pages++;
+			if (kind == 'o') {
+				get_page(pg[j]);	/* ours, the witness */
+				c->o0[i] = pg[j];
+			}
+		}
+		pp_build_buff(&xdp, kind == 'o' ? &bj->o0 : &env->pp[0], pg[0],
+			      &pg[1], nr - 1);
+		c->frames[i] = xdp_convert_buff_to_frame(&xdp);
+		KUNIT_ASSERT_NOT_NULL(test, c->frames[i]);
+		c->nr = i + 1;
+	}
+}
+
+static void pp_fbulk_check_row(struct kunit *test, struct pp_env *env,
+			       const struct pp_fbulk_row *r)
+{
+	static const struct pp_bulk_want none;
+	const unsigned int fill[PP_MAX_POOL] = { r->fill, 0 };
+	struct page_pool_stats before[PP_MAX_POOL], after[PP_MAX_POOL];
+	struct pp_bulk_call *c = &env->bulk->c;
+	const char *ctx = r->ctx->ctx;
+	int inflight[PP_MAX_POOL];
+	u32 count[PP_MAX_POOL];
+	u64 base;
+	unsigned int i;
+
+	pp_fbulk_prep(test, env, r);
+	pp_bulk_run(test, env, r->name, r->ctx, fill, before, after, count,
+		    inflight);
+
+	base = before[0].recycle_stats.cached + before[0].recycle_stats.ring;
+	for (i = 0; i < c->nr; i++) {
+		KUNIT_EXPECT_EQ_MSG(test, c->count[i], (int)r->count[i],
+				    "%s in %s: after frame %u ('%c'): bulk count",
+				    r->name, ctx, i, r->frames[i]);
+		KUNIT_EXPECT_EQ_MSG(test, c->returned[i] - base,
+				    (u64)r->returned[i],
+				    "%s in %s: after frame %u ('%c'): pool0 pages returned (cached + ring)",
+				    r->name, ctx, i, r->frames[i]);
+		if (c->o0[i])
+			KUNIT_EXPECT_EQ_MSG(test, c->o0_ref[i], 1,
+					    "%s in %s: frame %u: ORDER0 page not freed at once",
+					    r->name, ctx, i);
+	}
+	KUNIT_EXPECT_TRUE_MSG(test, c->b.canary[0] == PP_CANARY &&
+			      c->b.canary[1] == PP_CANARY,
+			      "%s in %s: written past the bulk's q[]", r->name,
+			      ctx);
+	pp_bulk_check_pool(test, env, 0, r->name, ctx, &before[0], &after[0],
+			   &r->want, fill[0], count[0], inflight[0]);
+	pp_bulk_check_pool(test, env, 1, r->name, ctx, &before[1], &after[1],
+			   &none, fill[1], count[1], inflight[1]);
+	pp_bulk_check_kept(test, env, r->name);
+	pp_bulk_release(env);
+}
+
+/* 1. The direct cache fills up in the middle of one bulk of 16. */
+static const struct pp_bulk_row pp_bulk_cache_fill_rows[] = {
+	{ "16, room 16", "a", 16, { PP_ROOM(16) }, &pp_bulk_owner,
+	  { PP_WANT(16, 0, 0, 0) } },
+	{ "16, room 15", "a", 16, { PP_ROOM(15) }, &pp_bulk_owner,
+	  { PP_WANT(15, 1, 1, 0) } },
+	{ "16, room 10", "a", 16, { PP_ROOM(10) }, &pp_bulk_owner,
+	  { PP_WANT(10, 6, 6, 0) } },
+	{ "16, room 1", "a", 16, { PP_ROOM(1) }, &pp_bulk_owner,
+	  { PP_WANT(1, 15, 15, 0) } },
+	{ "16, cache full", "a", 16, { PP_ROOM(0) }, &pp_bulk_owner,
+	  { PP_WANT(0, 16, 16, 0) } },
+	/* not local: the cache is not tried, so not full either */
+	{ "16, room 1, not the owner", "a", 16, { PP_ROOM(1) },
+	  &pp_bulk_process, { PP_WANT(0, 0, 16, 0) } },
+};
+
+static void pp_bulk_cache_fills(struct kunit *test)
+{
+	pp_bulk_check_rows(test, pp_bulk_cache_fill_rows,
+			   ARRAY_SIZE(pp_bulk_cache_fill_rows));
+}
+
+/* 2. Pages whose reference is not the pool's alone, inside one bulk. */
+static const struct pp_bulk_row pp_bulk_ref_rows[] = {
+	{ "page refcount 2 at entry 7", "aaaaaaagaaaaaaaa", 16,
+	  { PP_ROOM(32) }, &pp_bulk_owner, { PP_WANT(15, 0, 0, 1) } },
+	{ "page refcount 2 at entry 7", "aaaaaaagaaaaaaaa", 16,
+	  { PP_ROOM(32) }, &pp_bulk_process, { PP_WANT(0, 0, 15, 1) } },
+	{ "pp_ref_count 2, at entries 3 and 11", "aaadaaaaaaaDaaaa", 16,
+	  { PP_ROOM(32) }, &pp_bulk_owner, { PP_WANT(15, 0, 0, 0) } },
+	{ "pp_ref_count 2, at entries 3 and 11", "aaadaaaaaaaDaaaa", 16,
+	  { PP_ROOM(32) }, &pp_bulk_process, { PP_WANT(0, 0, 15, 0) } },
+	{ "pp_ref_count 2, once (the caller keeps one)", "aaaaaahaaaaaaaaa",
+	  16, { PP_ROOM(32) }, &pp_bulk_owner, { PP_WANT(15, 0, 0, 0) } },
+	/* d D: cached (7 left); 10 a: 7 cached, 3 full; g; 3 a: full */
+	{ "pp_ref_count 2 twice, page refcount 2, room 8", "dDaaaaaaaaaagaaa",
+	  16, { PP_ROOM(8) }, &pp_bulk_owner, { PP_WANT(8, 6, 6, 1) } },
+};
+
+static void pp_bulk_page_refs(struct kunit *test)
+{
+	pp_bulk_check_rows(test, pp_bulk_ref_rows,
+			   ARRAY_SIZE(pp_bulk_ref_rows));
+}
+
+/* 3. Pages of two pools interleaved in one bulk; A owned, B not. */
+static const struct pp_bulk_row pp_bulk_interleaved_rows[] = {
+	{ "A,B,A,B,...", "ab", 16, { PP_ROOM(28), 64 }, &pp_bulk_owner,
+	  { PP_WANT(8, 0, 0, 0), PP_WANT(0, 0, 8, 0) } },
+	{ "B,A,B,A,...", "ba", 16, { PP_ROOM(28), 64 }, &pp_bulk_owner,
+	  { PP_WANT(8, 0, 0, 0), PP_WANT(0, 0, 8, 0) } },
+	{ "AAAABBBB,AAAABBBB", "aaaabbbb", 16, { PP_ROOM(28), 64 },
+	  &pp_bulk_owner, { PP_WANT(8, 0, 0, 0), PP_WANT(0, 0, 8, 0) } },
+	{ "A,B,A,B,..., A's room 5", "ab", 16, { PP_ROOM(5), 64 },
+	  &pp_bulk_owner, { PP_WANT(5, 3, 3, 0), PP_WANT(0, 0, 8, 0) } },
+	{ "one B at entry 7 among A's", "aaaaaaabaaaaaaaa", 16,
+	  { PP_ROOM(28), 64 }, &pp_bulk_owner,
+	  { PP_WANT(15, 0, 0, 0), PP_WANT(0, 0, 1, 0) } },
+	{ "A,B,A,B,...", "ab", 16, { PP_ROOM(28), 64 }, &pp_bulk_process,
+	  { PP_WANT(0, 0, 8, 0), PP_WANT(0, 0, 8, 0) } },
+};
+
+static void pp_bulk_interleaved_pools(struct kunit *test)
+{
+	pp_bulk_check_rows(test, pp_bulk_interleaved_rows,
+			   ARRAY_SIZE(pp_bulk_interleaved_rows));
+}
+
+/* 4. More than XDP_BULK_QUEUE_SIZE netmems in one call: chunks of 16. */
+static const struct pp_bulk_row pp_bulk_long_rows[] = {
+	{ "40, room 48", "a", 40, { PP_ROOM(48) }, &pp_bulk_owner,
+	  { PP_WANT(40, 0, 0, 0) } },
+	{ "33, room 32", "a", 33, { PP_ROOM(32) }, &pp_bulk_owner,
+	  { PP_WANT(32, 1, 1, 0) } },
+	/* 'd' at 17, 'g' at 21, 'D' at 35: 39 pages, 38 recycled */
+	{ "40 with pp_ref_count 2 and page refcount 2 across chunks, room 48",
+	  "aaaaaaaaaaaaaaaaadaaagaaaaaaaaaaaaaDaaaa", 40, { PP_ROOM(48) },
+	  &pp_bulk_owner, { PP_WANT(38, 0, 0, 1) } },
+};
+
+static void pp_bulk_longer_than_16(struct kunit *test)
+{
+	pp_bulk_check_rows(test, pp_bulk_long_rows,
+			   ARRAY_SIZE(pp_bulk_long_rows));
+}
+
+/* 4b. The same, with more than 16 pages of a pool for the ring. */
+static const struct pp_bulk_row pp_bulk_long_ring_rows[] = {
+	{ "40", "a", 40, { PP_ROOM(48) }, &pp_bulk_process,
+	  { PP_WANT(0, 0, 40, 0) } },
+	{ "17", "a", 17, { PP_ROOM(48) }, &pp_bulk_process,
+	  { PP_WANT(0, 0, 17, 0) } },
+	{ "40, room 20", "a", 40, { PP_ROOM(20) }, &pp_bulk_owner,
+	  { PP_WANT(20, 20, 20, 0) } },
+	{ "A,B x 20", "ab", 40, { PP_ROOM(28), 64 }, &pp_bulk_owner,
+	  { PP_WANT(20, 0, 0, 0), PP_WANT(0, 0, 20, 0) } },
+};
+
+static void pp_bulk_longer_than_16_ring(struct kunit *test)
+{
+	if (pp_kernel_is_base())
+		kunit_skip(test,
+			   "base 7.3: page_pool_put_netmem_bulk() copies a pool's non-cached pages into a %d-entry stack array; more in one call overflow it (the series takes them in chunks)",
+			   XDP_BULK_QUEUE_SIZE);
+	pp_bulk_check_rows(test, pp_bulk_long_ring_rows,
+			   ARRAY_SIZE(pp_bulk_long_ring_rows));
+}
+
+/* 5. xdp_return_frame_bulk(): frame kinds mixed, the bulk-full boundary. */
+static const struct pp_fbulk_row pp_fbulk_rows[] = {
+	{ "17 single-buffer frames: the 17th flushes", "sssssssssssssssss",
+	  0, &pp_bulk_owner,
+	  { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 1 },
+	  { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 16 },
+	  PP_WANT(17, 0, 0, 0) },
+	/* the second 1+3 frame fills the bulk at its second frag */
+	{ "single, multi-buffer and ORDER0 frames", "ssmossssssssmss", 0,
+	  &pp_bulk_owner,
+	  { 1, 2, 6, 6, 7, 8, 9, 10, 11, 12, 13, 14, 2, 3, 4 },
+	  { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 16, 16, 16 },
+	  PP_WANT(20, 0, 0, 0) },
+	{ "16 frames, then a multi-buffer frame", "ssssssssssssssssm", 0,
+	  &pp_bulk_owner,
+	  { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 4 },
+	  { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 16 },
+	  PP_WANT(20, 0, 0, 0) },
+	{ "16 frames, an ORDER0 frame (no flush), a frame",
+	  "ssssssssssssssssos", 0, &pp_bulk_owner,
+	  { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 16, 1 },
+	  { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 16 },
+	  PP_WANT(17, 0, 0, 0) },
+	{ "13 frames, a multi-buffer frame whose last frag fills the bulk",
+	  "sssssssssssssms", 0, &pp_bulk_owner,
+	  { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 1, 2 },
+	  { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 16, 16 },
+	  PP_WANT(18, 0, 0, 0) },
+	{ "single, multi-buffer and ORDER0 frames", "ssmossssssssmss", 0,
+	  &pp_bulk_process,
+	  { 1, 2, 6, 6, 7, 8, 9, 10, 11, 12, 13, 14, 2, 3, 4 },
+	  { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 16, 16, 16 },
+	  PP_WANT(0, 0, 20, 0) },
+	{ "17 single-buffer frames, room 10", "sssssssssssssssss",
+	  PP_ROOM(10), &pp_bulk_owner,
+	  { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 1 },
+	  { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 16 },
+	  PP_WANT(10, 7, 7, 0) },
+};
+
+static void pp_frame_bulk_mixed(struct kunit *test)
+{
+	struct pp_env *env = pp_bulk_setup(test);
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(pp_fbulk_rows); i++)
+		pp_fbulk_check_row(test, env, &pp_fbulk_rows[i]);
+}
+
 /*
  * Hard IRQ nested in the owner's NAPI poll, on the owner CPU.
  *
@@ -1284,6 +2143,12 @@ static struct kunit_case pp_decide_cases[] = {
 	KUNIT_CASE(pp_busy_poll),
 	KUNIT_CASE(pp_busy_poll_other_napi),
 	KUNIT_CASE(pp_mixed_pool_bulk_in_poll),
+	KUNIT_CASE(pp_bulk_cache_fills),
+	KUNIT_CASE(pp_bulk_page_refs),
+	KUNIT_CASE(pp_bulk_interleaved_pools),
+	KUNIT_CASE(pp_bulk_longer_than_16),
+	KUNIT_CASE(pp_bulk_longer_than_16_ring),
+	KUNIT_CASE(pp_frame_bulk_mixed),
 	KUNIT_CASE(pp_hardirq_in_owner_poll),
 	{}
 };
