@@ -439,8 +439,26 @@ def per_pkt(lines) -> Optional[PerPkt]:
     return PerPkt(sum(m for _, m, _ in lines) / pk, sum(a for a, _, _ in lines) / pk, spread)
 
 
-def cache_md(out, files) -> Tuple[List[str], str]:
-    """The table of OUT/<kernel>/cache.txt and the verdict line."""
+# the cache-model verdicts: (fn group of cache.txt, what it covers).
+# 'egress': the devmap egress side (enqueue, flush, returns), where the
+# three kernels' code differs; 'all': every function in the windows
+# (sender, virtio and timers included: the noisier figure)
+CACHE_VERDICTS = (('egress', 'the devmap egress side and the returns'),
+                  ('all', 'all functions'))
+
+
+def cache_verdict_name(fn, what) -> str:
+    return f'L1D misses per packet, egress drop ({what}, fn={fn}): series below both RFC and base'
+
+
+def cache_below(s, o) -> bool:
+    """s below o: one line each, strictly; repeats, beyond 3x the larger spread."""
+    noise = max(s.spread or 0, o.spread or 0)
+    return s.misses < o.misses and (o.misses - s.misses) / o.misses > 3 * noise
+
+
+def cache_md(out) -> Tuple[List[str], str]:
+    """The table of OUT/<kernel>/cache.txt and the verdict lines."""
     caches, stale = {}, []
     for k in KERNELS:
         path = os.path.join(out, k, 'cache.txt')
@@ -448,9 +466,9 @@ def cache_md(out, files) -> Tuple[List[str], str]:
         bench = os.path.join(out, f'{k}-icount', 'bench.txt')
         if caches[k] and os.path.exists(bench) and os.path.getmtime(path) < os.path.getmtime(bench) - 3600:
             stale.append(NAME[k])
-    verdict_name = 'L1D misses per packet, egress drop (all functions): series below both RFC and base'
     if not any(caches.values()):
-        return [], f'- n/a: {verdict_name}: no OUT_DIR/<kernel>/cache.txt (cache-model plugin not run)'
+        return [], '\n'.join(f'- n/a: {cache_verdict_name(fn, what)}: no OUT_DIR/<kernel>/cache.txt '
+                             '(cache-model plugin not run)' for fn, what in CACHE_VERDICTS)
     keys = sorted(set().union(*caches.values()))
     md = ['L1D behaviour (QEMU TCG cache-model plugin, OUT_DIR/<kernel>/cache.txt): misses '
           'per packet (accesses per packet, miss rate)'
@@ -470,23 +488,14 @@ def cache_md(out, files) -> Tuple[List[str], str]:
     md.append('')
     case = TARGET_CASE.split(':', 1)[1]
     verdicts = []
-    # 'egress': the devmap egress side (enqueue, flush, returns), where the
-    # three kernels' code differs; 'all': every function in the windows
-    # (sender, virtio and timers included: the noisier figure)
-    for fn, what in (('egress', 'the devmap egress side and the returns'),
-                     ('all', 'all functions')):
-        name = f'L1D misses per packet, egress drop ({what}, fn={fn}): series below both RFC and base'
+    for fn, what in CACHE_VERDICTS:
+        name = cache_verdict_name(fn, what)
         pp = {k: per_pkt(caches[k].get((case, fn), [])) for k in KERNELS}
         if any(p is None for p in pp.values()):
             miss = ', '.join(NAME[k] for k, p in pp.items() if p is None)
             verdicts.append(f'- n/a: {name}: no "case={case} fn={fn}" line for {miss}')
             continue
-
-        def below(s, o):
-            # one line each: strictly below; repeats: beyond 3x the larger spread
-            noise = max(s.spread or 0, o.spread or 0)
-            return s.misses < o.misses and (o.misses - s.misses) / o.misses > 3 * noise
-        ok = below(pp['series'], pp['base']) and below(pp['series'], pp['rfc'])
+        ok = cache_below(pp['series'], pp['base']) and cache_below(pp['series'], pp['rfc'])
         nums = ', '.join(f'{NAME[k]} {pp[k].misses:.3f}' for k in KERNELS)
         acc = ', '.join(f'{NAME[k]} {pp[k].accesses:.1f}' for k in KERNELS)
         sp = ', '.join(f'{NAME[k]} {100 * pp[k].spread:.1f}%' for k in KERNELS if pp[k].spread is not None)
@@ -631,7 +640,7 @@ def main():
             cals = {k: calibration(files[k].profile) for k in KERNELS}
             rps, rp_notes = return_paths({k: files[k].profile for k in KERNELS}, cals)
             md += profile_md(files, cals, rps, rp_notes)
-            cmd, cache_verdict = cache_md(out, files)
+            cmd, cache_verdict = cache_md(out)
             md += cmd
             verdict = (rows, files, rps, cache_verdict)
     if verdict:
