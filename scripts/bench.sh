@@ -37,9 +37,7 @@ Environment: REPEATS (5), PACKETS (50000, test_run cases), VPKTS (30000,
   series' page_pool bench module built for every kernel, so all three
   run the same test code; own: each kernel's own module, 7.3's lacks the
   softirq and NAPI-aware runs), VM_QEMU_OPTS (more QEMU options for
-  every VM, @VARIANT@ replaced by the kernel's name and @OUT@ by
-  $BENCH_OUT/<variant>, e.g. a TCG -plugin writing its cache.txt there,
-  which the report reads), BENCH_WALL=1 to add one wall-clock run per
+  every VM), BENCH_WALL=1 to add one wall-clock run per
   kernel (labelled: noise), BENCH_NIC_VM=1 to also run
   scripts/bench-nic.sh (the real-NIC mode) inside each VM against the
   virtio loop (a check of that path), KDIR/BASE as for make test.
@@ -117,21 +115,52 @@ done
 # each, 2 host cores), BENCH_PARALLEL=2 for two, then the third.
 par=${BENCH_PARALLEL:-3}
 [[ "$par" =~ ^[1-9][0-9]*$ ]] || die "bench: BENCH_PARALLEL=$par is not a positive number"
+modes=(icount ${BENCH_WALL:+wall} ${BENCH_NIC_VM:+nicvm})
+# The memory measure, the last mode: each kernel's egress-drop windows
+# under the TCG data-cache model (scripts/cache-run.sh), BENCH_CACHE runs
+# per kernel; their "cache case=... fn=..." lines go to
+# $out/<variant>/cache.txt, which the report tables and judges. The plugin
+# is built first, so that a failing build stops the bench before its runs.
+ncache=${BENCH_CACHE:-3}
+[[ "$ncache" =~ ^[0-9]+$ ]] || die "bench: BENCH_CACHE=$ncache is not a number"
+if [ "$ncache" -gt 0 ]; then
+	prc=0
+	"$here/cache-plugin.sh" > /dev/null || prc=$?
+	if [ "$prc" -eq 4 ]; then
+		log "bench: no TCG plugin support in this QEMU: the memory measure is skipped"
+	elif [ "$prc" -ne 0 ]; then
+		die "bench: the cache-model plugin does not build (scripts/cache-plugin.sh)"
+	else
+		modes+=(cache)
+	fi
+fi
+cache_variant() { # variant build
+	local v=$1 build=$2 i rc
+	rm -rf "$out/$v-cache" "$out/$v/cache.txt"
+	mkdir -p "$out/$v"
+	for ((i = 1; i <= ncache; i++)); do
+		rc=0
+		"$here/cache-run.sh" "$build" "$out/$v-cache/$i" egress-drop \
+			> "$out/$v-cache.$i.log" 2>&1 || rc=$?
+		[ "$rc" -eq 0 ] || { tail -20 "$out/$v-cache.$i.log" >&2; log "bench: $v (cache) run $i failed (log: $out/$v-cache.$i.log)"; return 1; }
+		grep '^cache case=' "$out/$v-cache/$i/cache-report.txt" >> "$out/$v/cache.txt"
+	done
+}
 run_variant() { # variant build mode
-	local v=$1 build=$2 mode=$3 d=$out/$1-$3 icount=1 qopts
+	local v=$1 build=$2 mode=$3 d=$out/$1-$3 icount=1
+	if [ "$mode" = cache ]; then
+		cache_variant "$v" "$build"
+		return
+	fi
 	[ "$mode" = wall ] && icount=0
 	rm -rf "$d"
-	qopts=${VM_QEMU_OPTS:-}
-	qopts=${qopts//@VARIANT@/$v}
-	qopts=${qopts//@OUT@/$out/$v}
-	[ -z "$qopts" ] || mkdir -p "$out/$v"
 	if [ "$mode" = nicvm ]; then
 		# scripts/bench-nic.sh in the VM: its results land in
 		# $d/<label>-nic; the label it detects must be this variant's
 		# (an rfc kernel looks like base to it: told by LABEL)
 		local label=()
 		[ "$v" = rfc ] && label=(LABEL=rfc)
-		VM_QEMU_OPTS=$qopts VM_ICOUNT=1 VM_CPUS=1 VM_TOOLS=$tools VM_TIMEOUT=${VM_TIMEOUT:-5400} \
+		VM_ICOUNT=1 VM_CPUS=1 VM_TOOLS=$tools VM_TIMEOUT=${VM_TIMEOUT:-5400} \
 			"$here/vm.sh" "$build" "$d" env "${label[@]}" \
 			NIC_NOTE="VM: virtio_net loop, pktgen in a netns, QEMU -icount shift=0" \
 			bash /xdp-pp/scripts/guest/bench-nic-vm.sh > "$d.console" 2>&1 ||
@@ -142,7 +171,7 @@ run_variant() { # variant build mode
 		mv "$d/$v-nic" "$out/$v-nic"
 		return 0
 	fi
-	VM_QEMU_OPTS=$qopts VM_ICOUNT=$icount VM_CPUS=1 VM_TOOLS=$tools VM_TIMEOUT=${VM_TIMEOUT:-5400} \
+	VM_ICOUNT=$icount VM_CPUS=1 VM_TOOLS=$tools VM_TIMEOUT=${VM_TIMEOUT:-5400} \
 		"$here/vm.sh" "$build" "$d" env REPEATS="${REPEATS:-5}" \
 		SECTIONS="${SECTIONS:-run napi profile pp_bench pp_decide}" \
 		PACKETS="${PACKETS:-50000}" VPKTS="${VPKTS:-30000}" BURST="${BURST:-32}" \
@@ -161,7 +190,8 @@ stop_runs() {
 trap stop_runs EXIT
 trap 'log "bench: interrupted, stopping the VMs"; exit 130' INT
 trap 'exit 143' TERM
-for mode in icount ${BENCH_WALL:+wall} ${BENCH_NIC_VM:+nicvm}; do
+for mode in "${modes[@]}"; do
+	[ "$mode" != cache ] || log "bench: cache model, $ncache egress-drop runs per kernel"
 	pids=()
 	next=0
 	while [ "$next" -lt ${#variants[@]} ] || [ ${#pids[@]} -gt 0 ]; do
@@ -180,45 +210,4 @@ for mode in icount ${BENCH_WALL:+wall} ${BENCH_NIC_VM:+nicvm}; do
 		fi
 	done
 done
-# The memory measure: each kernel's egress-drop windows under the TCG
-# data-cache model (scripts/cache-run.sh), BENCH_CACHE runs per kernel, the
-# kernels side by side (under icount the counts are the VM's own); their
-# "cache case=... fn=..." lines go to $out/<variant>/cache.txt, which the
-# report tables and judges.
-ncache=${BENCH_CACHE:-3}
-[[ "$ncache" =~ ^[0-9]+$ ]] || die "bench: BENCH_CACHE=$ncache is not a number"
-cache_variant() { # variant build
-	local v=$1 build=$2 i rc
-	rm -rf "$out/$v-cache" "$out/$v/cache.txt"
-	mkdir -p "$out/$v"
-	for ((i = 1; i <= ncache; i++)); do
-		rc=0
-		"$here/cache-run.sh" "$build" "$out/$v-cache/$i" egress-drop \
-			> "$out/$v-cache.$i.log" 2>&1 || rc=$?
-		[ "$rc" -eq 0 ] || { tail -20 "$out/$v-cache.$i.log" >&2; return "$rc"; }
-		grep '^cache case=' "$out/$v-cache/$i/cache-report.txt" >> "$out/$v/cache.txt"
-	done
-}
-if [ "$ncache" -gt 0 ]; then
-	prc=0
-	"$here/cache-plugin.sh" > /dev/null || prc=$?
-	if [ "$prc" -eq 4 ]; then
-		log "bench: no TCG plugin support in this QEMU: the memory measure is skipped"
-	elif [ "$prc" -ne 0 ]; then
-		die "bench: the cache-model plugin does not build (scripts/cache-plugin.sh)"
-	else
-		log "bench: cache model, $ncache egress-drop runs per kernel"
-		pids=()
-		i=0
-		for v in "${variants[@]}"; do
-			cache_variant "$v" "${builds[$i]}" &
-			pids+=($!)
-			i=$((i + 1))
-		done
-		for p in "${pids[@]}"; do
-			wait "$p" || { stop_runs; die "bench: a cache-model run failed (logs: $out/<variant>-cache.<i>.log)"; }
-		done
-		pids=()
-	fi
-fi
 python3 "$here/bench-report.py" "$out"
