@@ -20,7 +20,8 @@ DEBUG_ATOMIC_SLEEP, DEBUG_OBJECTS, KFENCE ...; selftests/config.debug):
 any kernel splat fails the run (scripts/splat.sh, decoded).
 Steps: fast series gates (scripts/check.sh --fast), tree, build, the
 drivers gate (scripts/check.sh drivers), VM run (scripts/guest/run-tests.sh),
-summary.
+the short stress run (scripts/stress.sh --short, series only; TEST_STRESS=0
+skips it), summary.
 Environment: KDIR, BASE, OUT (results dir, default $CACHE/out/test-<variant>),
 KSFT_TESTS (kselftest runner -t names), XRD_CASES (cases of the drv-net
 test, ksft -t patterns; "all": every case, ~20 min), VM_TIMEOUT, SKIP_GATES=1,
@@ -63,6 +64,27 @@ log "test: VM run took $(( $(date +%s) - t0 )) s (results: $out)"
 
 res=$out/results.tap
 [ -f "$res" ] || echo "not ok - vm: no results (exit $vm_rc)" > "$res"
+
+# the short stress run (scripts/stress.sh --short: the three redirect drop
+# paths under topology churn on the same debug kernel, a VM of its own)
+if [ "$variant" = series ] && [ "${TEST_STRESS:-1}" = 1 ]; then
+	t0=$(date +%s)
+	set +e
+	OUT=$out/stress "$here/stress.sh" --short series > "$out/stress.log" 2>&1
+	st_rc=$?
+	set -e
+	log "test: short stress run took $(( $(date +%s) - t0 )) s (results: $out/stress)"
+	st=$out/stress/stress.txt
+	if [ "$st_rc" -eq 0 ] && [ -s "$st" ] && grep -q '^result: PASS' "$st"; then
+		iters=$(sed -n 's/^iterations: \([0-9]*\).*/\1/p' "$st")
+		changes=$(sed -n 's/^topology changes: *//p' "$st" | tr ' ' '\n' |
+			awk -F= '{ n += $2 } END { print n + 0 }')
+		echo "ok - stress (short): $iters iterations, $changes topology changes, $(sed -n 's/^splats: //p' "$st") splats, leaked $(sed -n 's/^leaked (netlink[^:]*: //p' "$st")" >> "$res"
+	else
+		why=$(grep -m1 "^fail: " "$st" 2>/dev/null || tail -1 "$out/stress.log" 2>/dev/null || true)
+		echo "not ok - stress (short): ${why:-no result} (see $out/stress)" >> "$res"
+	fi
+fi
 # the whole kernel log, scanned by scripts/splat.sh inside vm.sh
 if [ -f "$out/splats.txt" ] && grep -q '^splat: 0 unexpected' "$out/splats.txt"; then
 	echo "ok - kernel log: no splat ($(sed -n 's/^splat: 0 unexpected, \([0-9]*\) expected.*/\1/p' "$out/splats.txt") expected)" >> "$res"
