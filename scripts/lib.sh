@@ -54,6 +54,7 @@ config_fragments() {
 # Driver object dirs the drivers gate builds with W=1 at every patch that
 # touches them (scripts/check.sh); FLAVOUR=check configures them.
 DRIVER_DIRS=(drivers/net/ethernet/marvell/ drivers/net/ethernet/intel/i40e/
+	     drivers/net/ethernet/intel/ice/
 	     drivers/net/ethernet/mellanox/mlx5/core/
 	     drivers/net/ethernet/aquantia/ drivers/net/ethernet/engleder/
 	     drivers/net/ethernet/freescale/ drivers/net/ethernet/mediatek/
@@ -61,7 +62,7 @@ DRIVER_DIRS=(drivers/net/ethernet/marvell/ drivers/net/ethernet/intel/i40e/
 	     drivers/net/ethernet/socionext/ drivers/net/ethernet/stmicro/
 	     drivers/net/ethernet/ti/)
 # The same as a path pattern for a patch's "+++ b/" lines.
-DRIVER_RE='^\+\+\+ b/drivers/net/ethernet/(marvell|intel/i40e|mellanox/mlx5|aquantia|engleder|freescale|mediatek|pensando|sfc|socionext|stmicro|ti)/'
+DRIVER_RE='^\+\+\+ b/drivers/net/ethernet/(marvell|intel/i40e|intel/ice|mellanox/mlx5|aquantia|engleder|freescale|mediatek|pensando|sfc|socionext|stmicro|ti)/'
 # The build root of a variant (base|rfc|series) in this flavour.
 flavour_root() { # vroot variant
 	if [ "$FLAVOUR" = debug ]; then echo "$1/$2-debug"; else echo "$1/$2"; fi
