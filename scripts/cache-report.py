@@ -141,6 +141,11 @@ class Namer:
                                     if kallsyms else ([], []))
         self.cache = {}
 
+    def start(self, insn):
+        """The address of the System.map text symbol containing insn."""
+        i = bisect.bisect_right(self.addrs, insn) - 1
+        return self.addrs[i] if i >= 0 else insn
+
     def fn(self, insn):
         """(function, detail): detail names '?' code when kallsyms has it."""
         hit = self.cache.get(insn)
@@ -164,9 +169,14 @@ class Namer:
         return res
 
 
+COUNT_COLS = ('accesses', 'l1d_misses', 'l2_misses', 'io', 'l1i_fetches', 'l1i_misses')
+
+
 def load_csv(path):
-    """{window: {insn: [NCOL counts]}}, {window: summary dict}."""
-    rows, summ = {}, {}
+    """{window: {insn: [NCOL counts]}}, {window: summary dict},
+    {window: {insn: [set mask, last set]}} (the plugin's sets=on columns)."""
+    rows, summ, sets = {}, {}, {}
+    cols = ['window', 'insn'] + list(COUNT_COLS[:4])
     sre = re.compile(r'^# window (\d+) (closed|partial): (.*)$')
     with open(path) as f:
         for line in f:
@@ -181,15 +191,23 @@ def load_csv(path):
                     summ[int(m.group(1))] = d
                 continue
             if line.startswith('window,'):
+                cols = line.split(',')
                 continue
             p = line.split(',')
-            if len(p) not in (6, 8):
+            if len(p) != len(cols):
                 sys.exit(f'cache-report: bad row in {path}: {line}')
             w, insn = int(p[0]), int(p[1], 16)
             ent = rows.setdefault(w, {}).setdefault(insn, [0] * NCOL)
-            for k in range(len(p) - 2):
-                ent[k] += int(p[2 + k])
-    return rows, summ
+            for name, v in zip(cols[2:], p[2:]):
+                if name in COUNT_COLS:
+                    ent[COUNT_COLS.index(name)] += int(v)
+            if 'l1d_miss_sets' in cols:
+                st = sets.setdefault(w, {}).setdefault(insn, [0, -1])
+                st[0] |= int(p[cols.index('l1d_miss_sets')], 16)
+                last = int(p[cols.index('l1d_last_set')])
+                if last >= 0:
+                    st[1] = last
+    return rows, summ, sets
 
 
 def load_cachewin(path):
@@ -223,7 +241,38 @@ def aggregate(rows, windows, namer, include_user):
     return per_fn, detail, total
 
 
-def report(args, rows, summ, namer, windows, case, pkts, out):
+def insn_rows(args, rows, sets, namer, windows, pkts, out):
+    """--insns: each instruction of the named functions that missed, by its
+    offset in the function (objdump -d names the same offsets)."""
+    want = [f for f in args.insns.split(',') if f]
+    per = {}
+    for w in windows:
+        for insn, vals in rows.get(w, {}).items():
+            fn, _ = namer.fn(insn)
+            # a name also takes its compiler clones (F.constprop.0, F.isra.0)
+            if not any(fn == f or fn.startswith(f + '.') for f in want):
+                continue
+            ent = per.setdefault((fn, insn), [0] * NCOL + [0, -1])
+            for k in range(NCOL):
+                ent[k] += vals[k]
+            st = sets.get(w, {}).get(insn)
+            if st:
+                ent[NCOL] |= st[0]
+                if st[1] >= 0:
+                    ent[NCOL + 1] = st[1]
+    for (fn, insn), v in sorted(per.items()):
+        if not v[1]:
+            continue
+        s = f'insn {fn}+{insn - namer.start(insn):#x} accesses={v[0]} l1d_misses={v[1]}'
+        if pkts:
+            s += f' acc/pkt={v[0] / pkts:.3f} l1d/pkt={v[1] / pkts:.3f}'
+        if v[NCOL]:
+            ids = [b for b in range(64) if v[NCOL] >> b & 1]
+            s += f' sets={",".join(map(str, ids))} last_set={v[NCOL + 1]}'
+        print(s, file=out)
+
+
+def report(args, rows, summ, namer, windows, case, pkts, out, sets=None):
     per_fn, detail, total = aggregate(rows, windows, namer, args.include_user)
     groups = {}
     for name, rx in args.group:
@@ -280,6 +329,8 @@ def report(args, rows, summ, namer, windows, case, pkts, out):
     for fn, v in emit:
         print(f'cache case={case} fn={fn} accesses={v[0]} misses={v[1]} pkts={pkts or 0}',
               file=out)
+    if args.insns:
+        insn_rows(args, rows, sets or {}, namer, windows, pkts, out)
 
 
 def main():
@@ -294,6 +345,10 @@ def main():
     ap.add_argument('--case', default='-')
     ap.add_argument('--cachewin', help='window file of scripts/guest/cachewin.sh')
     ap.add_argument('--fns', default='')
+    ap.add_argument('--insns', default='',
+                    help='F1,F2: per-instruction lines of these functions and their '
+                         'clones (F.constprop.0 ...): their misses, '
+                         'and with the plugin\'s sets=on the L1D sets they fell in')
     ap.add_argument('--group', action='append', default=[], metavar='NAME=REGEX')
     ap.add_argument('--top', type=int, default=25)
     ap.add_argument('--emit-top', type=int, default=0)
@@ -313,7 +368,7 @@ def main():
         groups.append((name, re.compile(rx)))
     args.group = groups
     try:
-        rows, summ = load_csv(args.csv)
+        rows, summ, sets = load_csv(args.csv)
         if args.kallsyms:
             check_kallsyms(args.map, args.kallsyms)
         namer = Namer(args.map, args.kallsyms, args.user_below)
@@ -353,13 +408,14 @@ def main():
                 c[0].append(int(d['window']))
                 c[1] += int(d.get('pkts', 0))
             for case, (ws, pkts) in cases.items():
-                report(args, rows, summ, namer, ws, case, pkts, sys.stdout)
+                report(args, rows, summ, namer, ws, case, pkts, sys.stdout, sets)
         else:
             for d in wins:
                 report(args, rows, summ, namer, [int(d['window'])], d.get('case', '-'),
-                       int(d.get('pkts', 0)), sys.stdout)
+                       int(d.get('pkts', 0)), sys.stdout, sets)
     else:
-        report(args, rows, summ, namer, pick(args.window), args.case, args.pkts, sys.stdout)
+        report(args, rows, summ, namer, pick(args.window), args.case, args.pkts, sys.stdout,
+               sets)
     return 0
 
 

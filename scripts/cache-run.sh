@@ -32,8 +32,10 @@ and "egress" (the devmap egress side, enqueue to flush, and the returns:
 $EGRESS_RE),
 and the functions of \$CACHE_FNS).
 Environment: CACHE_PLUGIN_ARGS (more plugin arguments, e.g.
-  model=armed,icache=on,l2size=2M), CACHEWIN_HOSTILE=1 (a cache-hostile dd
-  beside the packets), CACHE_FNS (comma list), VM_TIMEOUT (3600), VM_MEM.
+  model=armed,icache=on,sets=on,l2size=2M), CACHEWIN_HOSTILE=1 (a cache-hostile dd
+  beside the packets), CACHE_FNS (comma list), CACHE_INSNS (functions whose
+  instructions with misses get a line each, cache-report.py --insns),
+  VM_TIMEOUT (3600), VM_MEM.
 Exit: 0, 1 failure (VM, plugin, report), 4 skip (no plugin support).
 U
 }
@@ -68,5 +70,6 @@ log "cache-run: VM done in $(($(date +%s) - start)) s"
 ks=()
 [ -s "$out/cachewin-kallsyms.txt" ] && ks=(--kallsyms "$out/cachewin-kallsyms.txt")
 "$here/cache-report.py" "$out/cache.csv" --map "$map" --cachewin "$out/cachewin.txt" \
-	"${ks[@]}" --group "return=$RETURN_RE" --group "egress=$EGRESS_RE" --fns "${CACHE_FNS:-}" > "$out/cache-report.txt"
+	"${ks[@]}" --group "return=$RETURN_RE" --group "egress=$EGRESS_RE" --fns "${CACHE_FNS:-}" \
+	--insns "${CACHE_INSNS:-}" > "$out/cache-report.txt"
 cat "$out/cache-report.txt"

@@ -100,6 +100,21 @@ for e in 2:hostile:131072 3:friendly:256; do
 		fails=$((fails + 1))
 	fi
 done
+# sets=on: hostile()'s misses cover every L1D set, aliased()'s (window 4:
+# 16 lines 4 KiB apart, 64 misses, the first pass's 16 in L2 too) exactly one
+run sets 1 sets=on 4:64:64:16
+for e in 2:hostile:64 4:aliased:1; do
+	IFS=: read -r w fn want <<<"$e"
+	got=$("$here/cache-report.py" "$d/sets.csv" --map "$d/st.map" --user-below 0 \
+		--window "$w" --quiet --insns "$fn" | sed -n 's/^insn .* sets=\([0-9,]*\) .*/\1/p' |
+		tr ',' '\n' | sort -un | grep -c . || true)
+	if [ "$got" = "$want" ]; then
+		echo "ok   sets window $w: $fn()'s misses in $got L1D set(s) (want $want)"
+	else
+		echo "FAIL sets window $w: $fn()'s misses in ${got:-no} L1D set(s) (want $want)"
+		fails=$((fails + 1))
+	fi
+done
 if [ "$fails" != 0 ]; then
 	log "cache-selftest: $fails mismatch(es); outputs in $d"
 	exit 1

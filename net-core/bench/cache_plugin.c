@@ -33,6 +33,10 @@
  *                   the lines each executed translation block spans (by host
  *                   address of the code: unique per guest physical page), its
  *                   misses looked up in the (unified) L2; adds two columns
+ *   sets=on         also, per instruction, the L1D sets its misses fell in:
+ *                   adds two columns, l1d_miss_sets (the set indexes modulo
+ *                   64 as a hex bit mask) and l1d_last_set (the set of its
+ *                   last miss, -1 if none), after the icache ones
  *
  * Cache lines are indexed by guest physical address (MMIO accesses bypass
  * the caches and are counted as io). A misaligned access that crosses a
@@ -126,6 +130,8 @@ struct vcpu_caches {
 struct rec {
 	uint64_t insn;
 	uint64_t acc, l1m, l2m, io, ifetch, l1im;
+	uint64_t miss_sets; /* sets=on: bit (set % 64) per L1D miss */
+	int64_t last_set;   /* sets=on: set of the last L1D miss, -1 */
 };
 
 #define CHUNK 4096
@@ -209,6 +215,7 @@ static bool rearming;             /* model=armed: the reset is under way */
 static qemu_plugin_id_t plugin_id;
 static bool count_user = true;
 static bool icache;
+static bool track_sets;
 static uint64_t l1i_size = 32768;
 static unsigned int l1i_assoc = 8;
 static unsigned int window;       /* number of the open/last window */
@@ -248,6 +255,8 @@ static void mem_cb(unsigned int vcpu, qemu_plugin_meminfo_t info,
 	uint64_t addr, first, last, l;
 	unsigned int size;
 	int l1m = 0, l2m = 0;
+	int64_t mset = -1;
+	uint64_t msets = 0;
 	bool io;
 
 	if (!modelling)
@@ -266,6 +275,8 @@ static void mem_cb(unsigned int vcpu, qemu_plugin_meminfo_t info,
 			if (cache_access(&vc[vcpu].l1, l))
 				continue;
 			l1m++;
+			mset = l & (vc[vcpu].l1.sets - 1);
+			msets |= 1ull << (mset & 63);
 			if (l2_size && !cache_access(&vc[vcpu].l2, l))
 				l2m++;
 		}
@@ -275,6 +286,10 @@ static void mem_cb(unsigned int vcpu, qemu_plugin_meminfo_t info,
 		r->l1m += l1m;
 		r->l2m += l2m;
 		r->io += io;
+		if (mset >= 0) {
+			r->miss_sets |= msets;
+			r->last_set = mset;
+		}
 		w_acc++;
 		w_l1m += l1m;
 		w_l2m += l2m;
@@ -299,8 +314,12 @@ static void dump_window(bool partial)
 			",%" PRIu64, window, r->insn, r->acc, r->l1m, r->l2m, r->io);
 		if (icache)
 			fprintf(out, ",%" PRIu64 ",%" PRIu64, r->ifetch, r->l1im);
+		if (track_sets)
+			fprintf(out, ",0x%016" PRIx64 ",%" PRId64, r->miss_sets,
+				r->miss_sets ? r->last_set : (int64_t)-1);
 		fputc('\n', out);
 		r->acc = r->l1m = r->l2m = r->io = r->ifetch = r->l1im = 0;
+		r->miss_sets = 0;
 		n++;
 	}
 	insns = qemu_plugin_u64_sum(insn_count) - w_insn0;
@@ -589,6 +608,12 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 			if (!qemu_plugin_bool_parse(name, val, &b))
 				return fail("icache= takes on or off", val);
 			icache = b;
+		} else if (KEY("sets")) {
+			char name[] = "sets";
+
+			if (!qemu_plugin_bool_parse(name, val, &b))
+				return fail("sets= takes on or off", val);
+			track_sets = b;
 		} else if (KEY("user")) {
 			char name[] = "user";
 
@@ -640,8 +665,11 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 		model_armed ? "armed" : "always", count_user ? "on" : "off", max_vcpus);
 	if (icache)
 		fprintf(out, " icache=on l1isize=%" PRIu64 " l1iassoc=%u", l1i_size, l1i_assoc);
-	fprintf(out, "\nwindow,insn,accesses,l1d_misses,l2_misses,io%s\n",
-		icache ? ",l1i_fetches,l1i_misses" : "");
+	if (track_sets)
+		fprintf(out, " sets=on");
+	fprintf(out, "\nwindow,insn,accesses,l1d_misses,l2_misses,io%s%s\n",
+		icache ? ",l1i_fetches,l1i_misses" : "",
+		track_sets ? ",l1d_miss_sets,l1d_last_set" : "");
 	fflush(out);
 
 	insn_sb = qemu_plugin_scoreboard_new(sizeof(uint64_t));

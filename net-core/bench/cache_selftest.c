@@ -7,6 +7,8 @@
  *   window 1: 10 passes over a 16 KiB array warmed before (fits L1D)
  *   window 2: 2 passes over 4 MiB with a 64-byte stride (misses L1D and L2)
  *   window 3: window 1 again, after window 2 evicted the array
+ *   window 4: 4 passes over 16 bytes 4 KiB apart (one L1D set, twice its
+ *             ways: every access misses, all in the same set)
  * Then it leaves QEMU through isa-debug-exit (iobase 0xf4): exit code 3.
  */
 #define SMALL (16 * 1024 / 8)
@@ -45,6 +47,21 @@ __attribute__((noinline)) static unsigned long long hostile(int passes)
 	return s;
 }
 
+#define ALIAS 16
+#define ALIAS_STRIDE 4096
+
+__attribute__((noinline)) static unsigned long long aliased(int passes)
+{
+	unsigned long long s = 0;
+	unsigned int i;
+	int p;
+
+	for (p = 0; p < passes; p++)
+		for (i = 0; i < ALIAS; i++)
+			s += big[i * ALIAS_STRIDE];
+	return s;
+}
+
 static inline void outb(unsigned short port, unsigned char v)
 {
 	__asm__ volatile("outb %0, %1" : : "a"(v), "Nd"(port));
@@ -62,6 +79,9 @@ void cw_main(void)
 	cw_stop();
 	cw_start();
 	s += friendly(10);
+	cw_stop();
+	cw_start();
+	s += aliased(4);
 	cw_stop();
 	cw_sink = s;
 	outb(0xf4, 1); /* isa-debug-exit: QEMU exits with (1 << 1) | 1 */
