@@ -176,7 +176,16 @@ def load_csv(path):
     """{window: {insn: [NCOL counts]}}, {window: summary dict},
     {window: {insn: [set mask, last set]}} (the plugin's sets=on columns)."""
     rows, summ, sets = {}, {}, {}
-    cols = ['window', 'insn'] + list(COUNT_COLS[:4])
+
+    def layout(names):
+        """(columns, (row index, count index) of each count column, the
+        row indexes of the set mask and the last set, or None)."""
+        counts = [(i, COUNT_COLS.index(n)) for i, n in enumerate(names) if n in COUNT_COLS]
+        st = ((names.index('l1d_miss_sets'), names.index('l1d_last_set'))
+              if 'l1d_miss_sets' in names else None)
+        return len(names), counts, st
+
+    ncols, counts, setcols = layout(['window', 'insn'] + list(COUNT_COLS[:4]))
     sre = re.compile(r'^# window (\d+) (closed|partial): (.*)$')
     with open(path) as f:
         for line in f:
@@ -191,20 +200,19 @@ def load_csv(path):
                     summ[int(m.group(1))] = d
                 continue
             if line.startswith('window,'):
-                cols = line.split(',')
+                ncols, counts, setcols = layout(line.split(','))
                 continue
             p = line.split(',')
-            if len(p) != len(cols):
+            if len(p) != ncols:
                 sys.exit(f'cache-report: bad row in {path}: {line}')
             w, insn = int(p[0]), int(p[1], 16)
             ent = rows.setdefault(w, {}).setdefault(insn, [0] * NCOL)
-            for name, v in zip(cols[2:], p[2:]):
-                if name in COUNT_COLS:
-                    ent[COUNT_COLS.index(name)] += int(v)
-            if 'l1d_miss_sets' in cols:
+            for i, k in counts:
+                ent[k] += int(p[i])
+            if setcols:
                 st = sets.setdefault(w, {}).setdefault(insn, [0, -1])
-                st[0] |= int(p[cols.index('l1d_miss_sets')], 16)
-                last = int(p[cols.index('l1d_last_set')])
+                st[0] |= int(p[setcols[0]], 16)
+                last = int(p[setcols[1]])
                 if last >= 0:
                     st[1] = last
     return rows, summ, sets

@@ -131,7 +131,7 @@ struct rec {
 	uint64_t insn;
 	uint64_t acc, l1m, l2m, io, ifetch, l1im;
 	uint64_t miss_sets; /* sets=on: bit (set % 64) per L1D miss */
-	int64_t last_set;   /* sets=on: set of the last L1D miss, -1 */
+	int64_t last_set;   /* sets=on: set of the last L1D miss (valid if miss_sets) */
 };
 
 #define CHUNK 4096
@@ -275,8 +275,10 @@ static void mem_cb(unsigned int vcpu, qemu_plugin_meminfo_t info,
 			if (cache_access(&vc[vcpu].l1, l))
 				continue;
 			l1m++;
-			mset = l & (vc[vcpu].l1.sets - 1);
-			msets |= 1ull << (mset & 63);
+			if (track_sets) {
+				mset = l & (vc[vcpu].l1.sets - 1);
+				msets |= 1ull << (mset & 63);
+			}
 			if (l2_size && !cache_access(&vc[vcpu].l2, l))
 				l2m++;
 		}
