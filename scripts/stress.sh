@@ -27,8 +27,13 @@ never cuts the first pass over the modes: VM_TIMEOUT bounds that).
 Results: $OUT (default $CACHE/out/stress-<variant>[-short]): stress.txt
 (figures, result), stress-logs/ (kernel log, splats, xdp-bench logs,
 page_pool notifications), console.log.
+A topology change still running after STRESS_STEP_TIMEOUT (300 s) is a
+hang: the guest saves the stuck task's kernel stack (stress-logs/hung.txt)
+and the blocked-task dump, writes the result (FAIL, the step named) and
+powers off, instead of leaving the VM to its timeout with no result.
 Environment: STRESS_ITERS, STRESS_SECS, STRESS_DWELL, STRESS_PKTS,
-STRESS_LEAK_WAIT, STRESS_REBIND_EVERY, STRESS_MODES (passed to the guest),
+STRESS_LEAK_WAIT, STRESS_REBIND_EVERY, STRESS_MODES, STRESS_STEP_TIMEOUT
+(passed to the guest),
 KDIR, BASE, OUT, FLAVOUR, VM_TIMEOUT (default 1800 short / 3000 full), VM_CPUS.
 Exit: 0 pass, 1 fail, 4 skip.
 U

@@ -39,6 +39,8 @@ Environment (full / --short or STRESS_SHORT=1):
     which always runs whole (the VM's timeout bounds it)
   STRESS_DWELL seconds per step (2 / 1)  STRESS_PKTS per pktgen run (5000000)
   STRESS_LEAK_WAIT (60)  STRESS_REBIND_EVERY (4 / 2; 0 = never)
+  STRESS_STEP_TIMEOUT (300): a topology change still running after it is
+    a hang: its kernel stack is saved, the run FAILs at once, naming it
   STRESS_MODES (all six / redirect-map-egress-drop redirect-cpu-drop
   veth-drop)  STRESS_OUT (/out/stress.txt)
   STRESS_LOGS (/out/stress-logs)  KSRC (kernel tree with tools/net/ynl;
@@ -347,7 +349,8 @@ xb_stop() { # xdp_bench_stop, bounded
 }
 xdp_off() { # DEV: detach whatever is left
 	if has_xdp "$1"; then
-		ip link set dev "$1" xdp off && bump xdp-detach
+		bounded "XDP detach on $1 (ip link set xdp off)" ip link set dev "$1" xdp off &&
+			bump xdp-detach
 	fi
 	return 0
 }
@@ -383,15 +386,73 @@ map_insert() { # TYPE KEY VALUE(u32) KIND: no program in the entry
 	return $rc
 }
 
+# ---- steps that can block in the kernel (rtnl, the netdev instance lock,
+# a NAPI that never goes idle) run with a deadline, STRESS_STEP_TIMEOUT.
+# A step past it is a hang: the kernel stacks of the stuck tasks go to
+# stress-logs/hung.txt, the blocked-task dump (sysrq w) to the kernel log,
+# the result is written at once (FAIL, the step named) and the guest powers
+# off: nothing that needs the lock the stuck task holds could finish, the
+# page_pool checks included, and a VM timeout would leave no result at all.
+STEP_TIMEOUT=${STRESS_STEP_TIMEOUT:-300}
+MODE=
+bounded() { # LABEL CMD...: CMD's exit status, or no return if it hangs
+	local label=$1 pid t0
+	shift
+	"$@" &
+	pid=$!
+	t0=$(date +%s)
+	while kill -0 "$pid" 2>/dev/null; do
+		[ $(( $(date +%s) - t0 )) -lt "$STEP_TIMEOUT" ] || hung "$label" "$pid"
+		sleep 0.5
+	done
+	wait "$pid"
+}
+sysfs_write() { # LABEL FILE VALUE, bounded
+	# shellcheck disable=SC2016 # expanded by the inner sh
+	bounded "$1" sh -c 'echo "$2" > "$1"' _ "$2" "$3"
+}
+hung() { # LABEL PID: never returns
+	local p kids changes="" k
+	kids=$(awk -v pp="$2" '$4 == pp { print $1 }' /proc/[0-9]*/stat 2>/dev/null || true)
+	{
+		echo "step hung for more than $STEP_TIMEOUT s: $1 (pid $2), iteration $IT (${MODE:-setup})"
+		for p in $2 $kids; do
+			echo "--- pid $p: $(tr '\0' ' ' < "/proc/$p/cmdline" 2>/dev/null)" \
+				"state $(awk '/^State:/ { print $2 }' "/proc/$p/status" 2>/dev/null)"
+			cat "/proc/$p/stack" 2>/dev/null || echo "(no /proc/$p/stack)"
+		done
+	} > "$LOGS/hung.txt"
+	echo w > /proc/sysrq-trigger 2>/dev/null || true
+	sleep 2
+	dmesg > "$LOGS/dmesg-hung.txt" 2>/dev/null || true
+	for k in $(printf '%s\n' "${!CH[@]}" | sort); do changes+=" $k=${CH[$k]}"; done
+	{
+		echo "# xdp-pp stress ($([ "$SHORT" = 1 ] && echo short || echo full)), kernel $(uname -r), $(nproc) vCPUs"
+		echo "netif: $NETIF ($DRV) <- pktgen on $SENDER; modes: ${MODES[*]}"
+		echo "iterations: $IT completed, iteration $IT (${MODE:-setup}) hung (limit $ITERS iterations / $SECS s)"
+		echo "topology changes:${changes:- none}"
+		echo "fail: step hung for more than $STEP_TIMEOUT s in iteration $IT (${MODE:-setup}): $1; its kernel stack: stress-logs/hung.txt, blocked tasks: stress-logs/dmesg-hung.txt"
+		for e in "${ERRORS[@]}"; do echo "fail: $e"; done
+		echo "result: FAIL"
+	} > "$RES"
+	cat "$LOGS/hung.txt" "$RES"
+	sync
+	# power off now: the stuck task holds what the rest of the run needs
+	echo o > /proc/sysrq-trigger 2>/dev/null || true
+	sleep 60
+	exit 1
+}
+
 # ---- topology
 threaded_flip() { # set NETIF's (and vS1's) threaded NAPI to $1
-	if echo "$1" > "/sys/class/net/$NETIF/threaded"; then
+	if sysfs_write "threaded=$1 on $NETIF (sysfs)" "/sys/class/net/$NETIF/threaded" "$1"; then
 		bump threaded-napi
 	else
 		err "threaded=$1 on $NETIF failed"
 	fi
 	if [ -e /sys/class/net/vS1 ] && has_xdp vS1; then
-		echo "$1" > /sys/class/net/vS1/threaded 2>/dev/null && bump threaded-napi
+		sysfs_write "threaded=$1 on vS1 (sysfs)" /sys/class/net/vS1/threaded "$1" 2>/dev/null &&
+			bump threaded-napi
 	fi
 	return 0
 }
@@ -406,7 +467,8 @@ veth_create() {
 veth_channels() { # N: vS0 tx and vS1 rx to N queues, in the order veth allows with XDP on vS1
 	local a=(vS0 tx) b=(vS1 rx)
 	[ "$1" = 1 ] || { a=(vS1 rx); b=(vS0 tx); }
-	if ethtool -L "${a[@]}" "$1" && ethtool -L "${b[@]}" "$1"; then
+	if bounded "ethtool -L ${a[*]} $1" ethtool -L "${a[@]}" "$1" &&
+	   bounded "ethtool -L ${b[*]} $1" ethtool -L "${b[@]}" "$1"; then
 		bump veth-channels
 	else
 		err "veth channels -> $1 failed"
@@ -422,7 +484,7 @@ else
 fi
 virtio_channels() { # N (only with no XDP on NETIF: virtio_net refuses it then)
 	[ -z "$CH_SKIP" ] || return 0
-	if ethtool -L "$NETIF" combined "$1"; then
+	if bounded "ethtool -L $NETIF combined $1" ethtool -L "$NETIF" combined "$1"; then
 		bump virtio-channels
 	else
 		err "ethtool -L $NETIF combined $1 failed"
@@ -433,9 +495,9 @@ nic_rebind() { # unbind NETIF from virtio_net and bind it again, under traffic
 	[ -e "$d/unbind" ] || { err "no $d/unbind"; return 0; }
 	nic_add
 	pp_add
-	echo "$VDEV" > "$d/unbind" || { err "unbind $VDEV failed"; return 0; }
+	sysfs_write "unbind $VDEV from virtio_net" "$d/unbind" "$VDEV" || { err "unbind $VDEV failed"; return 0; }
 	sleep 0.5
-	echo "$VDEV" > "$d/bind" || { err "bind $VDEV failed"; return 0; }
+	sysfs_write "bind $VDEV to virtio_net" "$d/bind" "$VDEV" || { err "bind $VDEV failed"; return 0; }
 	NETIF=
 	for _ in $(seq 60); do
 		NETIF=$(find "/sys/bus/virtio/devices/$VDEV/net/" -mindepth 1 -maxdepth 1 \
@@ -491,7 +553,7 @@ mode_churn() { # MODE
 		sleep "$DWELL"
 		veth_channels 2
 		pg_veth_take
-		ip link del vS0 && bump veth-delete
+		bounded "ip link del vS0 (under traffic)" ip link del vS0 && bump veth-delete
 		sleep "$DWELL"
 		veth_create
 		xb_start "$LOGS/xb-$IT-veth-drop-again.log" drop vS1
@@ -520,6 +582,7 @@ FIRST_PASS_SECS=
 while [ "$IT" -lt "$ITERS" ] &&
 	{ [ "$IT" -lt "${#MODES[@]}" ] || [ "$(date +%s)" -lt "$deadline" ]; }; do
 	mode=${MODES[IT % ${#MODES[@]}]}
+	MODE=$mode
 	say "iteration $IT: $mode"
 	[ "$mode" = veth-drop ] && ! [ -e /sys/class/net/vS0 ] && veth_create
 	# no XDP on NETIF here: the virtio channel count may change
@@ -541,7 +604,8 @@ while [ "$IT" -lt "$ITERS" ] &&
 	# even ones of the second, ...: every mode gets both
 	if [ $(( (IT + IT / ${#MODES[@]}) % 2 )) = 1 ] && has_xdp "$NETIF" && [ -f "$DUMMY" ]; then
 		# replace the running program under traffic, then detach it
-		if ip -force link set dev "$NETIF" xdpdrv obj "$DUMMY" sec xdp; then
+		if bounded "XDP replace on $NETIF (ip -force link set xdpdrv)" \
+			ip -force link set dev "$NETIF" xdpdrv obj "$DUMMY" sec xdp; then
 			bump xdp-replace
 		else
 			err "ip -force link set xdpdrv (replace) failed"
