@@ -394,7 +394,6 @@ map_insert() { # TYPE KEY VALUE(u32) KIND: no program in the entry
 # off: nothing that needs the lock the stuck task holds could finish, the
 # page_pool checks included, and a VM timeout would leave no result at all.
 STEP_TIMEOUT=${STRESS_STEP_TIMEOUT:-300}
-MODE=
 bounded() { # LABEL CMD...: CMD's exit status, or no return if it hangs
 	local label=$1 pid t0
 	shift
@@ -411,11 +410,20 @@ sysfs_write() { # LABEL FILE VALUE, bounded
 	# shellcheck disable=SC2016 # expanded by the inner sh
 	bounded "$1" sh -c 'echo "$2" > "$1"' _ "$2" "$3"
 }
+changes_list() { # " kind=count" for every topology change so far, sorted
+	local k list=""
+	for k in $(printf '%s\n' "${!CH[@]}" | sort); do list+=" $k=${CH[$k]}"; done
+	echo "$list"
+}
+res_header() { # the first two lines of stress.txt
+	echo "# xdp-pp stress ($([ "$SHORT" = 1 ] && echo short || echo full)), kernel $(uname -r), $(nproc) vCPUs"
+	echo "netif: $NETIF ($DRV) <- pktgen on $SENDER; modes: ${MODES[*]}"
+}
 hung() { # LABEL PID: never returns
-	local p kids changes="" k
+	local p kids changes
 	kids=$(awk -v pp="$2" '$4 == pp { print $1 }' /proc/[0-9]*/stat 2>/dev/null || true)
 	{
-		echo "step hung for more than $STEP_TIMEOUT s: $1 (pid $2), iteration $IT (${MODE:-setup})"
+		echo "step hung for more than $STEP_TIMEOUT s: $1 (pid $2), iteration $IT (${mode:-setup})"
 		for p in $2 $kids; do
 			echo "--- pid $p: $(tr '\0' ' ' < "/proc/$p/cmdline" 2>/dev/null)" \
 				"state $(awk '/^State:/ { print $2 }' "/proc/$p/status" 2>/dev/null)"
@@ -425,13 +433,12 @@ hung() { # LABEL PID: never returns
 	echo w > /proc/sysrq-trigger 2>/dev/null || true
 	sleep 2
 	dmesg > "$LOGS/dmesg-hung.txt" 2>/dev/null || true
-	for k in $(printf '%s\n' "${!CH[@]}" | sort); do changes+=" $k=${CH[$k]}"; done
+	changes=$(changes_list)
 	{
-		echo "# xdp-pp stress ($([ "$SHORT" = 1 ] && echo short || echo full)), kernel $(uname -r), $(nproc) vCPUs"
-		echo "netif: $NETIF ($DRV) <- pktgen on $SENDER; modes: ${MODES[*]}"
-		echo "iterations: $IT completed, iteration $IT (${MODE:-setup}) hung (limit $ITERS iterations / $SECS s)"
+		res_header
+		echo "iterations: $IT completed, iteration $IT (${mode:-setup}) hung (limit $ITERS iterations / $SECS s)"
 		echo "topology changes:${changes:- none}"
-		echo "fail: step hung for more than $STEP_TIMEOUT s in iteration $IT (${MODE:-setup}): $1; its kernel stack: stress-logs/hung.txt, blocked tasks: stress-logs/dmesg-hung.txt"
+		echo "fail: step hung for more than $STEP_TIMEOUT s in iteration $IT (${mode:-setup}): $1; its kernel stack: stress-logs/hung.txt, blocked tasks: stress-logs/dmesg-hung.txt"
 		for e in "${ERRORS[@]}"; do echo "fail: $e"; done
 		echo "result: FAIL"
 	} > "$RES"
@@ -573,7 +580,8 @@ nic_mark
 pp_mark
 BP0=$(busypoll_rx)
 IT=0
-deadline=$(( $(date +%s) + SECS ))
+LOOP_T0=$(date +%s)
+deadline=$(( LOOP_T0 + SECS ))
 say "loop: up to $ITERS iterations or $SECS s (the first pass over the modes runs whole), modes: ${MODES[*]}"
 # The budget does not cut the first pass: a run that skips a mode proves
 # nothing of it, and how long a pass takes under TCG with KASAN depends on
@@ -582,7 +590,6 @@ FIRST_PASS_SECS=
 while [ "$IT" -lt "$ITERS" ] &&
 	{ [ "$IT" -lt "${#MODES[@]}" ] || [ "$(date +%s)" -lt "$deadline" ]; }; do
 	mode=${MODES[IT % ${#MODES[@]}]}
-	MODE=$mode
 	say "iteration $IT: $mode"
 	[ "$mode" = veth-drop ] && ! [ -e /sys/class/net/vS0 ] && veth_create
 	# no XDP on NETIF here: the virtio channel count may change
@@ -627,7 +634,7 @@ while [ "$IT" -lt "$ITERS" ] &&
 	nl ntf > /dev/null || true # keeps the agent's socket drained
 	say "  pktgen stopped (sent so far: $PG_SENT + $PG_VETH_SENT)"
 	IT=$(( IT + 1 ))
-	[ "$IT" = "${#MODES[@]}" ] && FIRST_PASS_SECS=$(( $(date +%s) - deadline + SECS ))
+	[ "$IT" = "${#MODES[@]}" ] && FIRST_PASS_SECS=$(( $(date +%s) - LOOP_T0 ))
 done
 LOOP_SECS=$(( $(date +%s) - T_START ))
 kill "$BP_PID" 2>/dev/null || true # its socket held pages of NETIF's pools
@@ -715,8 +722,7 @@ n=$(grep -E "$EXTRA" "$klog" | tee -a "$LOGS/splats.txt" | grep -c . || true)
 SPLATS=$(( SPLATS + n ))
 FIRST_SPLAT=$(grep -m1 -E "$SPLAT_RE|$EXTRA" "$klog" | sed 's/^\[[^]]*\] //' || true)
 # ---- figures
-changes=""
-for k in $(printf '%s\n' "${!CH[@]}" | sort); do changes+=" $k=${CH[$k]}"; done
+changes=$(changes_list)
 fail=()
 [ "$SPLATS" = 0 ] || fail+=("$SPLATS kernel splat(s), first: ${FIRST_SPLAT:-?} (stress-logs/splats.txt)")
 [ "$LEAKED_POOLS" = 0 ] || fail+=("$LEAKED_POOLS page_pool(s) listed detached with $LEAKED_PAGES page(s) in flight $LEAK_WAIT s after their destroy (netlink)")
@@ -730,8 +736,7 @@ for e in "${ERRORS[@]}"; do fail+=("$e"); done
 verdict=PASS
 [ ${#fail[@]} = 0 ] || verdict=FAIL
 {
-	echo "# xdp-pp stress ($([ "$SHORT" = 1 ] && echo short || echo full)), kernel $(uname -r), $(nproc) vCPUs"
-	echo "netif: $NETIF ($DRV) <- pktgen on $SENDER; modes: ${MODES[*]}"
+	res_header
 	echo "iterations: $IT (limit $ITERS iterations / $SECS s; first pass over the ${#MODES[@]} modes ${FIRST_PASS_SECS:-not completed}${FIRST_PASS_SECS:+ s}; loop ${LOOP_SECS} s incl. setup)"
 	echo "packets: pktgen sent $PG_SENT to $NETIF + $PG_VETH_SENT into veth vS0 (skb path)"
 	echo "packets: $NETIF rx_packets ${NIC_ACC[0]}, xdp_packets ${NIC_ACC[1]}, xdp_drops ${NIC_ACC[2]}, xdp_tx ${NIC_ACC[3]}, xdp_redirects ${NIC_ACC[4]}"
