@@ -41,6 +41,9 @@ Environment (full / --short or STRESS_SHORT=1):
   STRESS_LEAK_WAIT (60)  STRESS_REBIND_EVERY (4 / 2; 0 = never)
   STRESS_STEP_TIMEOUT (300): a topology change still running after it is
     a hang: its kernel stack is saved, the run FAILs at once, naming it
+  STRESS_THREADED_STALL (60): a threaded=0 write still waiting after it
+    with traffic on gets pktgen paused until it returns (7.3 waits for
+    a NAPI kthread that repolls at full budget); counted in the result
   STRESS_MODES (all six / redirect-map-egress-drop redirect-cpu-drop
   veth-drop)  STRESS_OUT (/out/stress.txt)
   STRESS_LOGS (/out/stress-logs)  KSRC (kernel tree with tools/net/ynl;
@@ -286,9 +289,10 @@ pp_add() {
 }
 
 # ---- pktgen: kpktgend_0 on SENDER (into NETIF), kpktgend_1 on vS0
-PG_SENT=0 PG_VETH_SENT=0 PG_JOB=
+PG_SENT=0 PG_VETH_SENT=0 PG_JOB='' PG_ARG=''
 pg_sofar() { sed -nE 's/.*pkts-sofar: ([0-9]+).*/\1/p' "/proc/net/pktgen/$1" 2>/dev/null | head -1; }
 pg_start() { # [veth]
+	PG_ARG=${1:-}
 	xdp_pp_pktgen_setup "$SENDER" "$NMAC"
 	xdp_pp_pg "$SENDER" "src_min 192.0.2.2"
 	xdp_pp_pg "$SENDER" "src_max 192.0.2.2"
@@ -410,6 +414,48 @@ sysfs_write() { # LABEL FILE VALUE, bounded
 	# shellcheck disable=SC2016 # expanded by the inner sh
 	bounded "$1" sh -c 'echo "$2" > "$1"' _ "$2" "$3"
 }
+# Turning threaded NAPI off under traffic: 7.3's napi_stop_kthread() clears
+# NAPI_STATE_THREADED and then waits (msleep loop, rtnl and the netdev
+# lock held) for the kthread to drop SCHED_THREADED, which it does only
+# when a poll completes the instance. While every poll uses its whole
+# budget (a receiver slower than the sender: the skb path on the debug
+# kernel), napi_threaded_poll_loop() repolls and never completes, so the
+# write waits for the traffic to end (net-core/upstream/napi-stop-kthread-hang.txt).
+# Not what this run is about: after THREADED_STALL s with traffic on,
+# pktgen is paused until the write returns (counted, reported, and the
+# time it took); a write that does not return once the traffic stopped
+# is still a hang (STEP_TIMEOUT from the write's start).
+THREADED_STALL=${STRESS_THREADED_STALL:-60}
+TH_OFF=0 TH_OFF_WAITED=0 TH_OFF_RELEASE_MAX=0
+threaded_off() { # LABEL FILE: write 0, bounded; pause pktgen if it waits for traffic
+	local label=$1 pid t0 t1 el paused=0
+	# shellcheck disable=SC2016 # expanded by the inner sh
+	sh -c 'echo 0 > "$1"' _ "$2" &
+	pid=$!
+	t0=$(date +%s)
+	TH_OFF=$(( TH_OFF + 1 ))
+	while kill -0 "$pid" 2>/dev/null; do
+		el=$(( $(date +%s) - t0 ))
+		if [ "$paused" = 0 ] && [ "$el" -ge "$THREADED_STALL" ] && [ -n "$PG_JOB" ]; then
+			say "  $label: still waiting after $el s under traffic (napi_stop_kthread() waits for a NAPI kthread that repolls at full budget); pausing pktgen"
+			pg_stop
+			paused=1 t1=$(date +%s)
+			TH_OFF_WAITED=$(( TH_OFF_WAITED + 1 ))
+		fi
+		if [ "$el" -ge "$STEP_TIMEOUT" ]; then
+			[ "$paused" = 0 ] || label+=", pktgen paused after $THREADED_STALL s"
+			hung "$label" "$pid"
+		fi
+		sleep 0.5
+	done
+	if [ "$paused" = 1 ]; then
+		el=$(( $(date +%s) - t1 ))
+		[ "$el" -le "$TH_OFF_RELEASE_MAX" ] || TH_OFF_RELEASE_MAX=$el
+		say "  $label: returned $el s after pktgen paused; traffic on again"
+		pg_start "$PG_ARG"
+	fi
+	wait "$pid"
+}
 changes_list() { # " kind=count" for every topology change so far, sorted
 	local k list=""
 	for k in $(printf '%s\n' "${!CH[@]}" | sort); do list+=" $k=${CH[$k]}"; done
@@ -451,14 +497,17 @@ hung() { # LABEL PID: never returns
 }
 
 # ---- topology
+threaded_write() { # LABEL FILE VALUE
+	if [ "$3" = 0 ]; then threaded_off "$1" "$2"; else sysfs_write "$1" "$2" "$3"; fi
+}
 threaded_flip() { # set NETIF's (and vS1's) threaded NAPI to $1
-	if sysfs_write "threaded=$1 on $NETIF (sysfs)" "/sys/class/net/$NETIF/threaded" "$1"; then
+	if threaded_write "threaded=$1 on $NETIF (sysfs)" "/sys/class/net/$NETIF/threaded" "$1"; then
 		bump threaded-napi
 	else
 		err "threaded=$1 on $NETIF failed"
 	fi
 	if [ -e /sys/class/net/vS1 ] && has_xdp vS1; then
-		sysfs_write "threaded=$1 on vS1 (sysfs)" /sys/class/net/vS1/threaded "$1" 2>/dev/null &&
+		threaded_write "threaded=$1 on vS1 (sysfs)" /sys/class/net/vS1/threaded "$1" 2>/dev/null &&
 			bump threaded-napi
 	fi
 	return 0
@@ -744,6 +793,7 @@ verdict=PASS
 	echo "page_pools: created $PP_CREATED, destroyed $PP_DESTROYED (netlink notifications: pools with a netdev); destroyed $PP_TDESTROYED (page_pool_release trace: all, veth's too)"
 	echo "busy poll: BusyPollRxPackets +$BP_RX"
 	echo "topology changes:${changes:- none}"
+	echo "threaded NAPI off under traffic: $TH_OFF write(s), $TH_OFF_WAITED still waiting after $THREADED_STALL s (pktgen paused; returned at most $TH_OFF_RELEASE_MAX s after)"
 	if [ -n "$CH_SKIP" ]; then
 		echo "virtio channel changes: skipped: $CH_SKIP"
 	fi
