@@ -31,9 +31,13 @@ A topology change still running after STRESS_STEP_TIMEOUT (300 s) is a
 hang: the guest saves the stuck task's kernel stack (stress-logs/hung.txt)
 and the blocked-task dump, writes the result (FAIL, the step named) and
 powers off, instead of leaving the VM to its timeout with no result.
+A threaded=0 write still waiting after STRESS_THREADED_STALL (60 s) with
+traffic on gets pktgen paused until it returns (7.3's napi_stop_kthread()
+waits for a NAPI kthread whose polls keep using their whole budget);
+stress.txt counts those writes.
 Environment: STRESS_ITERS, STRESS_SECS, STRESS_DWELL, STRESS_PKTS,
-STRESS_LEAK_WAIT, STRESS_REBIND_EVERY, STRESS_MODES, STRESS_STEP_TIMEOUT
-(passed to the guest),
+STRESS_LEAK_WAIT, STRESS_REBIND_EVERY, STRESS_MODES, STRESS_STEP_TIMEOUT,
+STRESS_THREADED_STALL (passed to the guest),
 KDIR, BASE, OUT, FLAVOUR, VM_TIMEOUT (default 1800 short / 3000 full), VM_CPUS.
 Exit: 0 pass, 1 fail, 4 skip.
 U
