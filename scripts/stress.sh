@@ -38,7 +38,7 @@ stress.txt counts those writes.
 Environment: STRESS_ITERS, STRESS_SECS, STRESS_DWELL, STRESS_PKTS,
 STRESS_LEAK_WAIT, STRESS_REBIND_EVERY, STRESS_MODES, STRESS_STEP_TIMEOUT,
 STRESS_THREADED_STALL (passed to the guest),
-KDIR, BASE, OUT, FLAVOUR, VM_TIMEOUT (default 1800 short / 3000 full), VM_CPUS.
+KDIR, BASE, OUT, FLAVOUR, VM_TIMEOUT (default 1800 short / 5400 full), VM_CPUS.
 Exit: 0 pass, 1 fail, 4 skip.
 U
 }
@@ -57,7 +57,7 @@ if [ "$short" = 1 ]; then
 	export VM_TIMEOUT=${VM_TIMEOUT:-1800}
 	suffix=-short
 else
-	export VM_TIMEOUT=${VM_TIMEOUT:-3000}
+	export VM_TIMEOUT=${VM_TIMEOUT:-5400}
 	suffix=
 fi
 
