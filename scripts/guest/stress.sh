@@ -399,20 +399,30 @@ map_insert() { # TYPE KEY VALUE(u32) KIND: no program in the entry
 # page_pool checks included, and a VM timeout would leave no result at all.
 STEP_TIMEOUT=${STRESS_STEP_TIMEOUT:-300}
 bounded() { # LABEL CMD...: CMD's exit status, or no return if it hangs
-	local label=$1 pid t0
-	shift
+	bounded_stall 0 "" "" "$@"
+}
+# As bounded(); if CMD still runs after SECS (0: never), HOOK LABEL ELAPSED
+# runs once, and when it succeeds NOTE is added to the label a hang reports.
+bounded_stall() { # SECS HOOK NOTE LABEL CMD...
+	local secs=$1 hook=$2 note=$3 label=$4 pid t0 el
+	shift 4
 	"$@" &
 	pid=$!
 	t0=$(date +%s)
 	while kill -0 "$pid" 2>/dev/null; do
-		[ $(( $(date +%s) - t0 )) -lt "$STEP_TIMEOUT" ] || hung "$label" "$pid"
+		el=$(( $(date +%s) - t0 ))
+		if [ -n "$hook" ] && [ "$secs" -gt 0 ] && [ "$el" -ge "$secs" ]; then
+			! "$hook" "$label" "$el" || label+=", $note"
+			hook=
+		fi
+		[ "$el" -lt "$STEP_TIMEOUT" ] || hung "$label" "$pid"
 		sleep 0.5
 	done
 	wait "$pid"
 }
-sysfs_write() { # LABEL FILE VALUE, bounded
+sysfs_write() { # LABEL FILE VALUE [SECS HOOK NOTE], bounded (bounded_stall)
 	# shellcheck disable=SC2016 # expanded by the inner sh
-	bounded "$1" sh -c 'echo "$2" > "$1"' _ "$2" "$3"
+	bounded_stall "${4:-0}" "${5:-}" "${6:-}" "$1" sh -c 'echo "$2" > "$1"' _ "$2" "$3"
 }
 # Turning threaded NAPI off under traffic: 7.3's napi_stop_kthread() clears
 # NAPI_STATE_THREADED and then waits (msleep loop, rtnl and the netdev
@@ -426,35 +436,26 @@ sysfs_write() { # LABEL FILE VALUE, bounded
 # time it took); a write that does not return once the traffic stopped
 # is still a hang (STEP_TIMEOUT from the write's start).
 THREADED_STALL=${STRESS_THREADED_STALL:-60}
-TH_OFF=0 TH_OFF_WAITED=0 TH_OFF_RELEASE_MAX=0
+TH_OFF=0 TH_OFF_WAITED=0 TH_OFF_RELEASE_MAX=0 TH_PAUSED_AT=
+th_pause() { # LABEL ELAPSED: threaded_off's stall hook; fails if no traffic runs
+	[ -n "$PG_JOB" ] || return 1
+	say "  $1: still waiting after $2 s under traffic (napi_stop_kthread() waits for a NAPI kthread that repolls at full budget); pausing pktgen"
+	pg_stop
+	TH_PAUSED_AT=$(date +%s)
+	TH_OFF_WAITED=$(( TH_OFF_WAITED + 1 ))
+}
 threaded_off() { # LABEL FILE: write 0, bounded; pause pktgen if it waits for traffic
-	local label=$1 pid t0 t1 el paused=0
-	# shellcheck disable=SC2016 # expanded by the inner sh
-	sh -c 'echo 0 > "$1"' _ "$2" &
-	pid=$!
-	t0=$(date +%s)
+	local rc=0 el
 	TH_OFF=$(( TH_OFF + 1 ))
-	while kill -0 "$pid" 2>/dev/null; do
-		el=$(( $(date +%s) - t0 ))
-		if [ "$paused" = 0 ] && [ "$el" -ge "$THREADED_STALL" ] && [ -n "$PG_JOB" ]; then
-			say "  $label: still waiting after $el s under traffic (napi_stop_kthread() waits for a NAPI kthread that repolls at full budget); pausing pktgen"
-			pg_stop
-			paused=1 t1=$(date +%s)
-			TH_OFF_WAITED=$(( TH_OFF_WAITED + 1 ))
-		fi
-		if [ "$el" -ge "$STEP_TIMEOUT" ]; then
-			[ "$paused" = 0 ] || label+=", pktgen paused after $THREADED_STALL s"
-			hung "$label" "$pid"
-		fi
-		sleep 0.5
-	done
-	if [ "$paused" = 1 ]; then
-		el=$(( $(date +%s) - t1 ))
+	TH_PAUSED_AT=
+	sysfs_write "$1" "$2" 0 "$THREADED_STALL" th_pause "pktgen paused after $THREADED_STALL s" || rc=$?
+	if [ -n "$TH_PAUSED_AT" ]; then
+		el=$(( $(date +%s) - TH_PAUSED_AT ))
 		[ "$el" -le "$TH_OFF_RELEASE_MAX" ] || TH_OFF_RELEASE_MAX=$el
-		say "  $label: returned $el s after pktgen paused; traffic on again"
+		say "  $1: returned $el s after pktgen paused; traffic on again"
 		pg_start "$PG_ARG"
 	fi
-	wait "$pid"
+	return "$rc"
 }
 changes_list() { # " kind=count" for every topology change so far, sorted
 	local k list=""
