@@ -54,8 +54,15 @@ cd "$guest"
 # terminal's process group: Ctrl-C reaches this script, whose trap then
 # kills the whole session (vng and QEMU) - on Ctrl-C, on SIGTERM from a
 # caller (a failing sibling VM in bench.sh), on the timeout, on any exit.
+# A new session is also a new scheduler autogroup, which starts at nice 0
+# whatever this process's nice is (sched_autogroup_enabled: nice only
+# weighs within a group), so a VM started under `nice -n 19` would take
+# an equal share of the CPUs from a VM or build in another session. The
+# session's first process gives the group the caller's nice value.
 vng_args "$build" "$out" "$tools" "$guest"
-setsid "${VNG[@]}" --exec "bash /xdp-pp/scripts/guest/init.sh $cmd" \
+# shellcheck disable=SC2016 # expanded by the inner bash
+setsid bash -c 'n=$(nice); [ "$n" -le 0 ] || echo "$n" > /proc/self/autogroup 2>/dev/null || true; exec "$@"' \
+	vm "${VNG[@]}" --exec "bash /xdp-pp/scripts/guest/init.sh $cmd" \
 	< /dev/null > "$console" 2>&1 &
 vm=$!
 vm_kill() {
