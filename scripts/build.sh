@@ -64,6 +64,17 @@ if [ ! -f "$O/.config" ] || [ "$(cat "$O/.config.stamp" 2>/dev/null)" != "$cfg_s
 	echo "$cfg_stamp" > "$O/.config.stamp"
 fi
 
+# Reproducible (Documentation/kbuild/reproducible-builds.rst): the build
+# stamps no clock, user, host or build count into the kernel, so one tree
+# and config give the same bzImage and modules on every machine of this
+# kind (same compiler, pahole and build path; pahole < 1.26 encodes BTF
+# single-threaded). Runs on two machines, or before and after a cold
+# rebuild, can then say they booted the same build: build.id names it.
+# The time stamp is the tree's HEAD author date, taken from the patch.
+export KBUILD_BUILD_TIMESTAMP=${KBUILD_BUILD_TIMESTAMP:-$(git -C "$src" log -1 --format=%aD HEAD)}
+export KBUILD_BUILD_USER=${KBUILD_BUILD_USER:-xdp-pp}
+export KBUILD_BUILD_HOST=${KBUILD_BUILD_HOST:-xdp-pp}
+export KBUILD_BUILD_VERSION=${KBUILD_BUILD_VERSION:-1}
 log "build: $variant kernel in $O (-j$JOBS, ccache; cold ~25 min, warm ~1-3 min)"
 t0=$(date +%s)
 make -C "$src" O="$O" -j"$JOBS" CC="ccache gcc" bzImage modules \
@@ -81,6 +92,8 @@ if ! wait "$mk"; then
 	die "build: kernel build failed (log: $root/build.log)"
 fi
 log "build: kernel done in $(( $(date +%s) - t0 )) s"
+build_id "$O" > "$root/build.id"
+log "build: $(cat "$root/build.id")"
 
 # Out-of-tree test module, built against this tree.
 mod=$root/pp_decide

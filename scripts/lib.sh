@@ -89,6 +89,17 @@ need_tool() {
 }
 
 # content hash of files/dirs given (sorted, stable).
+# build_id O: which kernel the build dir O holds, by content (build.sh
+# builds reproducibly): the first 16 hex digits of the sha256 of its
+# bzImage, and of its modules' names and contents.
+build_id() {
+	local k m
+	k=$(sha256sum < "$1/arch/x86/boot/bzImage" | cut -c1-16)
+	m=$(cd "$1" && find . -name '*.ko' -print0 | LC_ALL=C sort -z |
+		xargs -0 -r sha256sum | sha256sum | cut -c1-16)
+	echo "bzImage $k modules $m"
+}
+
 hash_paths() {
 	local p
 	for p in "$@"; do

@@ -91,7 +91,7 @@ if [ -n "${QEMU_DATA:-}" ]; then
 	extra+=(VM_QEMU_DATA="$QEMU_DATA")
 fi
 ver=$("${QEMU_BIN:-qemu-system-x86_64}" --version | awk 'NR == 1 {print $4}')
-what="QEMU $ver${VM_QEMU_OPTS:+, $VM_QEMU_OPTS}, workload $workload, ${VM_CPUS:-2} vCPUs"
+what="QEMU $ver${VM_QEMU_OPTS:+, $VM_QEMU_OPTS}, workload $workload, ${VM_CPUS:-2} vCPUs, build $(build_id "$build")"
 log "qemu-check: $boots boots of $build ($what), results in $out"
 
 # first lines of a crash, as the kernel prints them (kernel lines only:
