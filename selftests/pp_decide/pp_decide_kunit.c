@@ -149,6 +149,7 @@ struct pp_where {
 	bool softirq;		/* in_softirq(), what page_pool_napi_local() tests */
 	bool serving;		/* in_serving_softirq() */
 	bool hardirq;		/* in_hardirq() */
+	bool irqs_off;		/* irqs_disabled() */
 	bool recorded;
 };
 
@@ -235,6 +236,7 @@ static void pp_where_record(struct pp_env *env, struct pp_where *w)
 	w->softirq = !!in_softirq();
 	w->serving = !!in_serving_softirq();
 	w->hardirq = !!in_hardirq();
+	w->irqs_off = irqs_disabled();
 	w->recorded = true;
 }
 
@@ -745,6 +747,20 @@ static void pp_poll_hardirq(struct pp_env *env)
 	hrtimer_start(&env->timer, ns_to_ktime(PP_TIMER_NS),
 		      HRTIMER_MODE_REL_PINNED_HARD);
 	pp_spin_until(env, &env->timer_fired);
+}
+
+/*
+ * Poll callback: return the job's page from the owner's poll with
+ * interrupts disabled, not in a hard IRQ (netpoll's completion queue,
+ * a driver's TX clean under spin_lock_irqsave()).
+ */
+static void pp_poll_irqs_off(struct pp_env *env)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	pp_job_run_here(env);
+	local_irq_restore(flags);
 }
 
 /* ---- assertions ----------------------------------------------------- */
@@ -2127,6 +2143,53 @@ static void pp_hardirq_in_owner_poll(struct kunit *test)
 			    "a page returned from hard IRQ did not reach the ring");
 }
 
+/*
+ * Interrupts disabled inside the owner's NAPI poll, on the owner CPU, not
+ * in a hard IRQ: in_softirq() is true, list_owner is this CPU and
+ * in_hardirq() is false, so 7.3's page_pool_napi_local() says "local" and
+ * the page goes to the lockless cache.  The series tests irqs_disabled()
+ * instead of in_hardirq() once an owner matched (net fix 2): the page goes
+ * to the ring.  The case tells the two forms of that test apart, which
+ * pp_hardirq_in_owner_poll cannot (in_hardirq() and irqs_disabled() are
+ * both true in a hard IRQ).  Returning with interrupts disabled is outside
+ * the page_pool contract: lockdep_assert_no_hardirq() warns once per boot.
+ * It runs after the hard IRQ case, which has already triggered that
+ * warning on the series; on base (hardirq_return=0) the warning comes from
+ * here, with pp_poll_irqs_off in its trace (scripts/splat.sh expects it).
+ */
+static void pp_irqs_off_in_owner_poll(struct kunit *test)
+{
+	struct pp_env *env = pp_setup(test, 1, false);
+	struct page_pool_stats before[PP_MAX_POOL], after[PP_MAX_POOL];
+	const struct pp_where *w = &env->job.where;
+	u64 want_cached = pp_base, want_ring = !pp_base;
+	int err;
+
+	pp_add_pool(test, env, 0, &env->napi[0], -1);
+	err = pp_job_prep(env, PP_PUT_PAGE);
+	KUNIT_ASSERT_EQ(test, err, 0);
+
+	pp_snap(env, before);
+	err = pp_kick_poll(env, pp_poll_irqs_off);
+	pp_snap(env, after);
+	KUNIT_ASSERT_EQ_MSG(test, err, 0, "owner poll did not run");
+
+	KUNIT_ASSERT_TRUE(test, w->recorded);
+	KUNIT_EXPECT_TRUE(test, env->job.done);
+	KUNIT_EXPECT_TRUE_MSG(test, w->irqs_off, "irqs_disabled() in the job");
+	KUNIT_EXPECT_FALSE_MSG(test, w->hardirq, "in_hardirq() in the job");
+	KUNIT_EXPECT_TRUE_MSG(test, w->softirq, "in_softirq() in the job");
+	KUNIT_EXPECT_EQ(test, w->cpu, env->poll_where.cpu);
+	KUNIT_EXPECT_EQ(test, w->list_owner[0], w->cpu);
+	kunit_info(test, "page returned with IRQs off in the owner poll -> cached +%llu ring +%llu (expected +%llu, +%llu)\n",
+		   after[0].recycle_stats.cached - before[0].recycle_stats.cached,
+		   after[0].recycle_stats.ring - before[0].recycle_stats.ring,
+		   want_cached, want_ring);
+	pp_expect_delta(test, pp_apis[PP_PUT_PAGE].name,
+			"owner poll, IRQs disabled", 0, &before[0], &after[0],
+			want_cached, want_ring);
+}
+
 static struct kunit_case pp_decide_cases[] = {
 	KUNIT_CASE(pp_expect_mode),
 	KUNIT_CASE(pp_process_bh_enabled),
@@ -2150,6 +2213,7 @@ static struct kunit_case pp_decide_cases[] = {
 	KUNIT_CASE(pp_bulk_longer_than_16_ring),
 	KUNIT_CASE(pp_frame_bulk_mixed),
 	KUNIT_CASE(pp_hardirq_in_owner_poll),
+	KUNIT_CASE(pp_irqs_off_in_owner_poll),
 	{}
 };
 
