@@ -38,7 +38,10 @@ a splat such as KASAN or lockdep, a workload error). One line per boot
 (with its VM time), then
 "N of BOOTS boots crashed, K hung, F failed (QEMU x.y, workload w)".
 Environment: WORKLOAD, BUILD (a build dir with arch/x86/boot/bzImage; its
-parent is the guest's /variant), QEMU_BIN, QEMU_DATA (-L dir with that
+parent is the guest's /variant), BUILD_ID (refuse any other build: the
+"bzImage X modules Y" that build.sh wrote to build.id and this script
+prints; a soak continued on another machine must boot the same build),
+QEMU_BIN, QEMU_DATA (-L dir with that
 QEMU's firmware), VM_QEMU_OPTS (more QEMU options, e.g.
 "-accel tcg,thread=single" for round-robin TCG instead of MTTCG), VM_CPUS
 (2), VM_TIMEOUT (textpoke 900 s, dense DENSE_SECONDS + 2100 s, suite as
@@ -91,7 +94,10 @@ if [ -n "${QEMU_DATA:-}" ]; then
 	extra+=(VM_QEMU_DATA="$QEMU_DATA")
 fi
 ver=$("${QEMU_BIN:-qemu-system-x86_64}" --version | awk 'NR == 1 {print $4}')
-what="QEMU $ver${VM_QEMU_OPTS:+, $VM_QEMU_OPTS}, workload $workload, ${VM_CPUS:-2} vCPUs, build $(build_id "$build")"
+id=$(build_id "$build")
+[ -z "${BUILD_ID:-}" ] || [ "$id" = "$BUILD_ID" ] ||
+	die "qemu-check: $build holds $id, not BUILD_ID=$BUILD_ID (build the same commit of this repo on the same base: scripts/build.sh builds reproducibly)"
+what="QEMU $ver${VM_QEMU_OPTS:+, $VM_QEMU_OPTS}, workload $workload, ${VM_CPUS:-2} vCPUs, build $id"
 log "qemu-check: $boots boots of $build ($what), results in $out"
 
 # first lines of a crash, as the kernel prints them (kernel lines only:
