@@ -787,7 +787,9 @@ verdict=PASS
 [ ${#fail[@]} = 0 ] || verdict=FAIL
 {
 	res_header
-	echo "iterations: $IT (limit $ITERS iterations / $SECS s; first pass over the ${#MODES[@]} modes ${FIRST_PASS_SECS:-not completed}${FIRST_PASS_SECS:+ s}; loop ${LOOP_SECS} s incl. setup)"
+	pass_of="the ${#MODES[@]} modes"
+	[ "${#MODES[@]}" -ne 1 ] || pass_of="the 1 mode"
+	echo "iterations: $IT (limit $ITERS iterations / $SECS s; first pass over $pass_of ${FIRST_PASS_SECS:-not completed}${FIRST_PASS_SECS:+ s}; loop ${LOOP_SECS} s incl. setup)"
 	echo "packets: pktgen sent $PG_SENT to $NETIF + $PG_VETH_SENT into veth vS0 (skb path)"
 	echo "packets: $NETIF rx_packets ${NIC_ACC[0]}, xdp_packets ${NIC_ACC[1]}, xdp_drops ${NIC_ACC[2]}, xdp_tx ${NIC_ACC[3]}, xdp_redirects ${NIC_ACC[4]}"
 	echo "page_pool ($NETIF recycle): cached ${PP_ACC[0]}, ring ${PP_ACC[1]}, ring_full ${PP_ACC[2]}"
