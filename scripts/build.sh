@@ -67,14 +67,22 @@ fi
 # Reproducible (Documentation/kbuild/reproducible-builds.rst): the build
 # stamps no clock, user, host or build count into the kernel, so one tree
 # and config give the same bzImage and modules on every machine of this
-# kind (same compiler, pahole and build path; pahole < 1.26 encodes BTF
-# single-threaded). Runs on two machines, or before and after a cold
-# rebuild, can then say they booted the same build: build.id names it.
+# kind: same compiler and binutils, same pahole (< 1.26 encodes BTF on one
+# thread; 1.26 with -j is not reproducible, 1.27+ is), same $CACHE path
+# (the modules' debug info holds the build dir). ccache always rewrites
+# paths under $CACHE to relative ones (a compile without it would name
+# its source file differently in WARN strings). Runs on two machines, or
+# before and after a cold rebuild, can then say they booted the same
+# kernel: build.id names it (the test modules and kselftests, built below
+# outside $O, are not part of it).
 # The time stamp is the tree's HEAD author date, taken from the patch.
-export KBUILD_BUILD_TIMESTAMP=${KBUILD_BUILD_TIMESTAMP:-$(git -C "$src" log -1 --format=%aD HEAD)}
+stamp_date=$(git -C "$src" log -1 --format=%aD HEAD)
+export KBUILD_BUILD_TIMESTAMP=${KBUILD_BUILD_TIMESTAMP:-$stamp_date}
 export KBUILD_BUILD_USER=${KBUILD_BUILD_USER:-xdp-pp}
 export KBUILD_BUILD_HOST=${KBUILD_BUILD_HOST:-xdp-pp}
 export KBUILD_BUILD_VERSION=${KBUILD_BUILD_VERSION:-1}
+export CCACHE_BASEDIR=$CACHE
+unset CCACHE_DISABLE
 log "build: $variant kernel in $O (-j$JOBS, ccache; cold ~25 min, warm ~1-3 min)"
 t0=$(date +%s)
 make -C "$src" O="$O" -j"$JOBS" CC="ccache gcc" bzImage modules \

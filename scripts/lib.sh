@@ -88,18 +88,19 @@ need_tool() {
 	command -v "$1" >/dev/null 2>&1 || die "missing tool '$1' (fix: $2)"
 }
 
-# content hash of files/dirs given (sorted, stable).
 # build_id O: which kernel the build dir O holds, by content (build.sh
 # builds reproducibly): the first 16 hex digits of the sha256 of its
-# bzImage, and of its modules' names and contents.
+# bzImage, and of its modules' names and contents (those of
+# modules.order: a module left over from an earlier config is not one).
 build_id() {
 	local k m
 	k=$(sha256sum < "$1/arch/x86/boot/bzImage" | cut -c1-16)
-	m=$(cd "$1" && find . -name '*.ko' -print0 | LC_ALL=C sort -z |
-		xargs -0 -r sha256sum | sha256sum | cut -c1-16)
+	m=$(cd "$1" && sed -n 's|^\(.*\)\.o$|./\1.ko|p' modules.order | LC_ALL=C sort |
+		xargs -r sha256sum | sha256sum | cut -c1-16)
 	echo "bzImage $k modules $m"
 }
 
+# content hash of files/dirs given (sorted, stable).
 hash_paths() {
 	local p
 	for p in "$@"; do

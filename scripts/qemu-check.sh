@@ -96,7 +96,7 @@ fi
 ver=$("${QEMU_BIN:-qemu-system-x86_64}" --version | awk 'NR == 1 {print $4}')
 id=$(build_id "$build")
 [ -z "${BUILD_ID:-}" ] || [ "$id" = "$BUILD_ID" ] ||
-	die "qemu-check: $build holds $id, not BUILD_ID=$BUILD_ID (build the same commit of this repo on the same base: scripts/build.sh builds reproducibly)"
+	die "qemu-check: $build holds $id, not BUILD_ID=$BUILD_ID (build the same patches and config fragments on the same base, with the same toolchain and CACHE path: scripts/build.sh builds reproducibly)"
 what="QEMU $ver${VM_QEMU_OPTS:+, $VM_QEMU_OPTS}, workload $workload, ${VM_CPUS:-2} vCPUs, build $id"
 log "qemu-check: $boots boots of $build ($what), results in $out"
 

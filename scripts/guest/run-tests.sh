@@ -99,4 +99,5 @@ run_kselftests
 run_kunit
 dmesg > "$OUT/dmesg.after"
 # kernel splats are judged on the host (scripts/splat.sh on the whole log,
-# decoded, with the one expected warning of pp_decide's hard IRQ case)
+# decoded, with the expected warnings of pp_decide's hard IRQ and IRQs-off
+# cases: scripts/splat.sh --help)
