@@ -24,8 +24,12 @@ third kernel of make bench):
 FLAVOUR=debug builds the debug kernel (KASAN, lockdep, ...: what
 `make test` boots) into $CACHE/<variant>-debug; the default FLAVOUR=perf
 is the benchmark kernel.
+Builds reproducibly (KBUILD_BUILD_TIMESTAMP from the tree's HEAD author
+date; user, host and build count fixed) and writes the kernel's content
+id to <variant root>/build.id ("bzImage X modules Y", the first 16 hex
+digits of their sha256), which qemu-check.sh prints and BUILD_ID checks.
 Prints the build dir. Environment: KDIR, BASE, JOBS, CACHE, FLAVOUR,
-PATCHES (series), RFC_PATCHES (rfc).
+PATCHES (series), RFC_PATCHES (rfc), KBUILD_BUILD_TIMESTAMP.
 U
 }
 case "${1:-}" in
