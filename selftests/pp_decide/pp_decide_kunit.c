@@ -2159,36 +2159,26 @@ static void pp_hardirq_in_owner_poll(struct kunit *test)
  * the warning comes from this case, with pp_poll_irqs_off in its trace
  * (scripts/splat.sh expects it).
  */
+static int pp_ctx_napi_poll_irqs_off(struct pp_env *env)
+{
+	return pp_kick_poll(env, pp_poll_irqs_off);
+}
+
 static void pp_irqs_off_in_owner_poll(struct kunit *test)
 {
 	struct pp_env *env = pp_setup(test, 1, false);
-	struct page_pool_stats before[PP_MAX_POOL], after[PP_MAX_POOL];
-	const struct pp_where *w = &env->job.where;
-	u64 want_cached = pp_base, want_ring = !pp_base;
-	int err;
+	struct pp_case c = {
+		.ctx = "owner NAPI poll, IRQs disabled",
+		.run = pp_ctx_napi_poll_irqs_off,
+		.local = { pp_base }, .softirq = 1, .serving = 1, .cpu = -1,
+		.owner = { PP_OWN_SELF },
+	};
 
 	pp_add_pool(test, env, 0, &env->napi[0], -1);
-	err = pp_job_prep(env, PP_PUT_PAGE);
-	KUNIT_ASSERT_EQ(test, err, 0);
-
-	pp_snap(env, before);
-	err = pp_kick_poll(env, pp_poll_irqs_off);
-	pp_snap(env, after);
-	KUNIT_ASSERT_EQ_MSG(test, err, 0, "owner poll did not run");
-
-	KUNIT_ASSERT_TRUE(test, w->recorded);
-	KUNIT_EXPECT_TRUE(test, env->job.done);
-	KUNIT_EXPECT_TRUE_MSG(test, w->irqs_off, "irqs_disabled() in the job");
-	KUNIT_EXPECT_FALSE_MSG(test, w->hardirq, "in_hardirq() in the job");
-	KUNIT_EXPECT_TRUE_MSG(test, w->softirq, "in_softirq() in the job");
-	KUNIT_EXPECT_EQ(test, w->list_owner[0], w->cpu);
-	kunit_info(test, "page returned with IRQs off in the owner poll -> cached +%llu ring +%llu (expected +%llu, +%llu)\n",
-		   after[0].recycle_stats.cached - before[0].recycle_stats.cached,
-		   after[0].recycle_stats.ring - before[0].recycle_stats.ring,
-		   want_cached, want_ring);
-	pp_expect_delta(test, pp_apis[PP_PUT_PAGE].name,
-			"owner poll, IRQs disabled", 0, &before[0], &after[0],
-			want_cached, want_ring);
+	pp_check_api(test, env, &c, PP_PUT_PAGE);
+	KUNIT_EXPECT_TRUE_MSG(test, env->job.where.irqs_off,
+			      "%s in %s: irqs_disabled()",
+			      pp_apis[PP_PUT_PAGE].name, c.ctx);
 }
 
 static struct kunit_case pp_decide_cases[] = {
