@@ -32,6 +32,18 @@ if [ -f "$root/.xdp-pp-ready" ]; then
 	echo "$root"
 	exit 0
 fi
+# One debootstrap at a time: make bench starts its three VMs at once, and
+# on a fresh machine each would otherwise debootstrap into the same
+# $root.tmp (seen: "Cannot install into target ... noexec or nodev" as one
+# run's rm -rf removed another's probe files). The lock's holder builds the
+# root; the others wait and then find it ready.
+mkdir -p "$CACHE"
+exec 8>"$CACHE/guest.lock"
+flock 8
+if [ -f "$root/.xdp-pp-ready" ]; then
+	echo "$root"
+	exit 0
+fi
 [ "$(id -u)" = 0 ] || die "guest root: debootstrap needs root (run as root, or build it once with sudo)"
 need_tool debootstrap "sudo scripts/setup-host.sh"
 uri=$(awk '/^URIs:/{print $2; exit}' /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)
