@@ -22,6 +22,8 @@ Debootstraps a minimal Debian ($GUEST_SUITE, default sid) root with
 xdp-tools, bpftool, iproute2, ethtool, python3 + yaml, kmod and busybox
 (poweroff) into $CACHE/guest-<hash>, where <hash> covers the suite and the
 package list. Reuses it when present. Needs root. Prints the path.
+Concurrent callers (make bench starts three VMs at once) wait on
+$CACHE/guest.lock for the one that builds it.
 U
 	exit 0 ;;
 esac
