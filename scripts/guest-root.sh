@@ -30,17 +30,13 @@ esac
 
 key=$(printf '%s\n%s\n' "$GUEST_SUITE" "$GUEST_PKGS" | sha256sum | cut -c1-12)
 root=$CACHE/guest-$key
-if [ -f "$root/.xdp-pp-ready" ]; then
-	echo "$root"
-	exit 0
-fi
 # One debootstrap at a time: make bench starts its three VMs at once, and
 # on a fresh machine each would otherwise debootstrap into the same
 # $root.tmp (seen: "Cannot install into target ... noexec or nodev" as one
 # run's rm -rf removed another's probe files). The lock's holder builds the
 # root; the others wait and then find it ready.
 mkdir -p "$CACHE"
-exec 8>"$CACHE/guest.lock"
+exec 8>"$GUEST_LOCK"
 flock 8
 if [ -f "$root/.xdp-pp-ready" ]; then
 	echo "$root"

@@ -31,10 +31,12 @@ O=${O:-$CACHE/build}
 #   $TOOLS                host-built tools the VM sees at /tools
 #   $OUTS/<job>           results of each job (test, bench, check, prep, ...)
 #   $BUILD_LOCK           one kernel build at a time
+#   $GUEST_LOCK           one guest root debootstrap at a time
 BASE_REPO=$CACHE/linux
 TOOLS=${VM_TOOLS:-$CACHE/tools}
 OUTS=$CACHE/out
 BUILD_LOCK=$CACHE/build.lock
+GUEST_LOCK=$CACHE/guest.lock
 WORKTREES=(base rfc series check prep)
 JOBS=${JOBS:-$(nproc)}
 
