@@ -9,12 +9,13 @@
 #   kdoc        scripts/kernel-doc -none on touched files: no new warnings
 #   build       every patch builds on its own (cached per prefix)
 #   w1          W=1 on touched .c files, base against the series, in the
-#               check tree and config (FLAVOUR=check): no new warnings
+#               check tree and config (FLAVOUR=check), one make per side:
+#               no new warnings (make test runs it too)
 #   drivers     the touched NIC drivers (DRIVER_DIRS in lib.sh: mvneta,
 #               i40e, mlx5, and the drivers of the fixes and conversions)
 #               built with W=1 at every patch that touches them: no warning
-#               above the base's (cached per prefix); DRIVERS_PER_PATCH=0
-#               (make test) only at the end of the series
+#               above the base's (cached per prefix); DRIVERS_PER_PATCH=0:
+#               only at the end of the series
 #
 # Each check runs in its own process with errexit in effect (set -eE, an ERR
 # trap, inherit_errexit): a command that fails and is not handled ends the
@@ -42,7 +43,7 @@ usage() {
 usage: scripts/check.sh [--fast] [CHECK...]
 
 Checks: format signoff checkpatch kdoc build w1 drivers (default: all;
---fast: format signoff checkpatch kdoc; `make test` adds drivers).
+--fast: format signoff checkpatch kdoc; `make test` adds w1).
 Environment: KDIR, BASE, PATCHES, RESULTS (default $CACHE/out/check),
 DRIVERS_PER_PATCH=0 (drivers: base against the whole series only).
 checkpatch ignores UNKNOWN_COMMIT_ID (the Debian base tarball has no
@@ -274,8 +275,8 @@ check_config() { # root src bld
 		return 0
 	fi
 	echo "  check config: (re)made from the fragments; cached results cleared"
-	rm -rf "$1/ok" "$1/drv"
-	mkdir -p "$1/ok" "$1/drv" "$3"
+	rm -rf "$1/ok" "$1/drv" "$1/w1"
+	mkdir -p "$1/ok" "$1/drv" "$1/w1" "$3"
 	FLAVOUR=check SRC=$2 O=$3 "$here/config.sh"
 	echo "$want" > "$3/.config.stamp"
 }
@@ -309,65 +310,95 @@ check_build() {
 	pass "${#patches[@]} patches build one by one"
 }
 
-# w1_count SRC O FILE.c: W=1 warnings compiling FILE.c; fails (showing the
-# errors) when it does not compile
-w1_count() {
-	local out
-	touch "$1/$3" || return 1
-	out=$(make -s -C "$1" O="$2" CC="ccache gcc" W=1 "${3%.c}.o" 2>&1) || {
-		awk '/[Ee]rror/ && n++ < 5 { print "    " $0 }' <<<"$out" >&2
-		return 1
-	}
-	count 'warning:' <<<"$out"
+# w1_build SRC O FILE.c...: compile the FILEs' objects with W=1 in one make
+# (-k: a file that does not compile does not stop the others); prints one
+# line per FILE, "FILE N" (N: W=1 warnings at its own lines) or "FILE -"
+# (no object: it does not compile, or is not built in the check config),
+# then "total N" (every warning of the make, headers included)
+w1_build() {
+	local src=$1 bld=$2 f objs=() mark out
+	shift 2
+	[ $# -gt 0 ] || { echo "total 0"; return 0; }
+	for f in "$@"; do objs+=("${f%.c}.o"); done
+	mkdir -p "$bld"
+	mark=$(mktemp "$bld/.w1-mark.XXXXXX")
+	# recompile: W=1 warnings show only when a file is compiled (ccache
+	# replays them on a hit)
+	for f in "$@"; do touch "$src/$f"; done
+	out=$(make -k -s -C "$src" O="$bld" -j"$JOBS" CC="ccache gcc" W=1 \
+		"${objs[@]}" 2>&1) || true
+	for f in "$@"; do
+		if [ "$bld/${f%.c}.o" -nt "$mark" ]; then
+			echo "$f $(count -E "(^|/)${f//./\\.}:[0-9]+:[0-9]+: warning:" <<<"$out")"
+		else
+			echo "$f -"
+		fi
+	done
+	echo "total $(count 'warning:' <<<"$out")"
+	rm -f "$mark"
 }
 
+# present NAME SRC FILE...: the array NAME gets the FILEs that exist in SRC
+present() {
+	local -n _present=$1
+	local d=$2 f
+	shift 2
+	_present=()
+	for f in "$@"; do [ ! -f "$d/$f" ] || _present+=("$f"); done
+}
+
+# The W=1 build of every .c file the series touches, at the base and at the
+# end of the series, in the check tree and config; cached per series.
 check_w1() {
-	local root=$vroot/check src bld all=() files=() f n
-	local -A before
-	local -a bad=() notcmp=()
+	local root=$vroot/check src bld all=() files=() have=() f key res side n b
+	local -A before after
+	local -a bad=() notcmp=() gone=()
 	src=$root/src bld=$root/build
 	lines all "$(touched "$(series_tree)")"
 	for f in "${all[@]}"; do
 		case "$f" in *.c) files+=("$f") ;; esac
 	done
+	[ ${#files[@]} -gt 0 ] || pass "no .c file touched"
 	check_worktree "$root"
 	exec 9>"$BUILD_LOCK"
 	flock 9
 	check_config "$root" "$src" "$bld"
-	# base and series in the same tree and config: the counts compare
-	check_tree_at "$src" 0
-	for f in "${files[@]}"; do
-		if [ ! -f "$src/$f" ]; then
-			before[$f]=0 # added by the series
-		elif n=$(w1_count "$src" "$bld" "$f"); then
-			before[$f]=$n
-		else
-			before[$f]=none
-		fi
-	done
-	check_tree_at "$src" "${#patches[@]}" || fail "the series does not apply"
-	for f in "${files[@]}"; do
-		if [ ! -f "$src/$f" ]; then
-			echo "  $f: removed by the series"
-		elif n=$(w1_count "$src" "$bld" "$f"); then
-			echo "  $f: W=1 warnings ${before[$f]} -> $n"
-			if [ "${before[$f]}" = none ]; then
-				notcmp+=("$f")
-			elif [ "$n" -gt "${before[$f]}" ]; then
-				bad+=("$f")
-			fi
-		elif [ "${before[$f]}" = none ]; then
-			echo "  $f: does not compile in the check config, at the base nor after the series"
-			notcmp+=("$f")
-		else
-			echo "  $f: compiles at the base, not after the series"
-			bad+=("$f")
-		fi
+	key=$base
+	for f in "${patches[@]}"; do key=$(next_prefix "$key" "$f"); done
+	mkdir -p "$root/w1"
+	res=$root/w1/$key
+	if [ ! -f "$res" ]; then
+		# base and series in the same tree and config: the counts compare
+		check_tree_at "$src" 0
+		present have "$src" "${files[@]}"
+		w1_build "$src" "$bld" "${have[@]}" | sed 's/^/base /' > "$res.tmp"
+		check_tree_at "$src" "${#patches[@]}" || fail "the series does not apply"
+		present have "$src" "${files[@]}"
+		w1_build "$src" "$bld" "${have[@]}" | sed 's/^/series /' >> "$res.tmp"
+		mv "$res.tmp" "$res"
+	else
+		echo "  cached: $res"
+	fi
+	while read -r side f n; do
+		if [ "$side" = base ]; then before[$f]=$n; else after[$f]=$n; fi
+	done < "$res"
+	for f in "${files[@]}" total; do
+		b=${before[$f]:-absent} n=${after[$f]:-absent}
+		echo "  $f: W=1 warnings $b -> $n"
+		case "$b/$n" in
+		absent/-) bad+=("$f") ;; # added by the series, does not compile
+		-/-) notcmp+=("$f") ;;
+		*/absent) gone+=("$f") ;;
+		absent/*) [ "$n" -eq 0 ] || bad+=("$f") ;; # added by the series
+		-/*) notcmp+=("$f") ;;
+		*/-) bad+=("$f") ;; # compiled at the base, not after
+		*) [ "$n" -le "$b" ] || bad+=("$f") ;;
+		esac
 	done
 	[ ${#bad[@]} -eq 0 ] || fail "new W=1 warnings or errors in ${bad[*]}"
 	[ ${#notcmp[@]} -eq 0 ] ||
-		warn "${#notcmp[@]} of ${#files[@]} files not compared (they do not compile at the base in the check config): ${notcmp[*]}"
-	pass "${#files[@]} files"
+		warn "${#notcmp[@]} of ${#files[@]} files not compared (not compiled in the check config at the base): ${notcmp[*]}"
+	pass "${#files[@]} files compiled with W=1 at the base and after the series (${#gone[@]} removed by it): ${before[total]} -> ${after[total]} warnings"
 }
 
 # drivers_w1 SRC O: W=1 warning count over DRIVER_DIRS; fails (showing the

@@ -29,9 +29,10 @@ qemu-system-x86_64 on PATH), each running one WORKLOAD:
             DENSE_PHASES ("sched timer tp ftrace"), while the other vCPUs run
             those sites; panic_on_oops (scripts/guest/textpoke-dense.sh)
   suite     make test's VM run: the same guest command as scripts/test.sh
-            (scripts/guest/run-tests.sh, same kselftests, drv-net cases and
-            KUnit; KUNIT_EXPECT, default series); ok only if results.tap
-            has no "not ok" and the kernel log scan is clean
+            (scripts/guest/run-tests.sh, same kselftests, drv-net cases,
+            short stress (with KUNIT_EXPECT=series; TEST_STRESS=0: none)
+            and KUnit; KUNIT_EXPECT, default series); ok only if
+            results.tap has no "not ok" and the kernel log scan is clean
 A boot crashed: Oops, panic, BUG or the guest died without an exit status;
 hung: the VM timeout with no crash; failed: anything else not ok (a test,
 a splat such as KASAN or lockdep, a workload error). One line per boot
@@ -76,7 +77,9 @@ dense)
 	tag='^textpoke-dense: [0-9]+ flips'
 	timeout=${VM_TIMEOUT:-$((secs + 2100))} ;;
 suite)
-	suite_cmd "$build" "${KUNIT_EXPECT:-series}"
+	st=0
+	[ "${KUNIT_EXPECT:-series}" != series ] || [ "${TEST_STRESS:-1}" != 1 ] || st=1
+	suite_cmd "$build" "${KUNIT_EXPECT:-series}" "$st"
 	cmd=("${SUITE[@]}")
 	tag='^$^'
 	timeout=${VM_TIMEOUT:-$SUITE_TIMEOUT} ;;

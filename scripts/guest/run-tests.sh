@@ -5,7 +5,11 @@
 # in the main netns, the other one in netns "remote"), then runs:
 #   1. the series' kselftests through the kselftest runner (drivers/net
 #      XDP redirect-map drop tests, net/bench page_pool bench),
-#   2. the out-of-tree KUnit module selftests/pp_decide.
+#   2. with TEST_STRESS=1, the short stress (stress.sh --short: the three
+#      redirect drop paths under topology churn; results in /out/stress),
+#      in this boot: a second boot of the debug kernel costs minutes,
+#   3. the out-of-tree KUnit module selftests/pp_decide, last: its hard IRQ
+#      case makes lockdep report (expected) and turn itself off.
 # Every component's KTAP goes to /out/<component>.tap; leaf results are
 # collected in /out/results.tap as "ok - ..." / "not ok - ..." lines.
 set -uo pipefail
@@ -93,9 +97,34 @@ run_kunit() {
 	collect "kunit:pp_decide" "$OUT/kunit_pp_decide.tap" $?
 }
 
+# The short stress (its own network use: it takes the remote NIC back as
+# pktgen's sender, and gives it back); one result line from its summary.
+run_stress() {
+	local d=$OUT/stress st rc iters changes why
+	[ "${TEST_STRESS:-0}" = 1 ] || return 0
+	log "running stress (short)"
+	mkdir -p "$d"
+	st=$d/stress.txt
+	STRESS_OUT=$st STRESS_LOGS=$d/stress-logs \
+		timeout "${STRESS_TIMEOUT:-2400}" bash /xdp-pp/scripts/guest/stress.sh --short \
+		> "$d/stress.log" 2>&1
+	rc=$?
+	if [ "$rc" -eq 0 ] && [ -s "$st" ] && grep -q '^result: PASS' "$st"; then
+		iters=$(sed -n 's/^iterations: \([0-9]*\).*/\1/p' "$st")
+		changes=$(sed -n 's/^topology changes: *//p' "$st" | tr ' ' '\n' |
+			awk -F= '{ n += $2 } END { print n + 0 }')
+		echo "ok - stress (short): $iters iterations, $changes topology changes, $(sed -n 's/^splats: //p' "$st") splats, leaked $(sed -n 's/^leaked (netlink[^:]*: //p' "$st")" >> "$OUT/results.tap"
+	else
+		why=$(grep -m1 '^fail: ' "$st" 2>/dev/null || tail -1 "$d/stress.log" 2>/dev/null)
+		[ "$rc" -ne 124 ] || why="timed out after ${STRESS_TIMEOUT:-2400} s"
+		echo "not ok - stress (short): ${why:-no result, exit $rc} (see stress/)" >> "$OUT/results.tap"
+	fi
+}
+
 setup_net || { echo "not ok - setup: network" >> "$OUT/results.tap"; }
 dmesg > "$OUT/dmesg.before"
 run_kselftests
+run_stress
 run_kunit
 dmesg > "$OUT/dmesg.after"
 # kernel splats are judged on the host (scripts/splat.sh on the whole log,
