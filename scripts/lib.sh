@@ -222,6 +222,13 @@ vng_args() {
 	[ -z "$qopt" ] || VNG+=(--qemu-opts="${qopt# }")
 }
 
+# suite_stress VARIANT: 1 when make test's VM run of VARIANT takes the short
+# stress (the series, unless TEST_STRESS=0), else 0 (scripts/test.sh,
+# scripts/qemu-check.sh)
+suite_stress() {
+	if [ "$1" = series ] && [ "${TEST_STRESS:-1}" = 1 ]; then echo 1; else echo 0; fi
+}
+
 # suite_cmd BUILD EXPECT [STRESS]: set the array SUITE to the guest command
 # of make test's VM run (scripts/test.sh; scripts/qemu-check.sh
 # WORKLOAD=suite runs the same): scripts/guest/run-tests.sh with KUnit's

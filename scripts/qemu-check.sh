@@ -77,9 +77,7 @@ dense)
 	tag='^textpoke-dense: [0-9]+ flips'
 	timeout=${VM_TIMEOUT:-$((secs + 2100))} ;;
 suite)
-	st=0
-	[ "${KUNIT_EXPECT:-series}" != series ] || [ "${TEST_STRESS:-1}" != 1 ] || st=1
-	suite_cmd "$build" "${KUNIT_EXPECT:-series}" "$st"
+	suite_cmd "$build" "${KUNIT_EXPECT:-series}" "$(suite_stress "${KUNIT_EXPECT:-series}")"
 	cmd=("${SUITE[@]}")
 	tag='^$^'
 	timeout=${VM_TIMEOUT:-$SUITE_TIMEOUT} ;;

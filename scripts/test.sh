@@ -62,8 +62,7 @@ mkdir -p "$out"
 expect=${KUNIT_EXPECT:-$variant}
 # the guest command and its timeout (lib.sh: the kselftests, the drv-net
 # cases make test runs, the short stress on the series, KUnit)
-stress=0
-[ "$variant" != series ] || [ "${TEST_STRESS:-1}" != 1 ] || stress=1
+stress=$(suite_stress "$variant")
 suite_cmd "$build" "$expect" "$stress"
 export VM_TIMEOUT=${VM_TIMEOUT:-$SUITE_TIMEOUT}
 wait "$guest_root" || true # vm.sh reports a failure (it tries again)
