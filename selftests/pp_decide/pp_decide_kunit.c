@@ -203,6 +203,12 @@ struct pp_env {
 	struct completion poll_done;
 	void (*poll_fn)(struct pp_env *env);
 	struct pp_where poll_where;
+	/* claim lifetime: what napi[0]'s Nth poll call does (N from 1) */
+	unsigned int poll_calls;
+	unsigned int job_call;		/* runs poll_fn; 0: the first call */
+	unsigned int budget_call;	/* returns budget: not completed */
+	unsigned int resched_call;	/* napi_schedule() before completing */
+	unsigned int loop_end_calls;	/* busy poll loop_end calls */
 
 	/* work item pinned to one CPU */
 	struct work_struct work;
@@ -429,20 +435,35 @@ static struct pp_env *pp_env_of(struct napi_struct *napi)
 static int pp_poll(struct napi_struct *napi, int budget)
 {
 	struct pp_env *env = pp_env_of(napi);
-	bool first = napi == &env->napi[0];
 	void (*fn)(struct pp_env *env) = env->poll_fn;
+	unsigned int call;
 
-	/* A busy poller calls the poll twice (the loop, busy_poll_stop()):
-	 * the job runs in the first call only.
+	if (napi != &env->napi[0]) {
+		napi_complete_done(napi, 0);
+		return 0;
+	}
+	call = ++env->poll_calls;
+	/* A busy poller calls the poll at least twice (the loop,
+	 * busy_poll_stop()): the job runs in one call only, the first
+	 * unless a case picked another (job_call).
 	 */
-	if (first && fn) {
+	if (fn && (!env->job_call || call == env->job_call)) {
 		env->poll_fn = NULL;
 		pp_where_record(env, &env->poll_where);
 		fn(env);
 	}
+	if (call == env->budget_call)
+		return budget;		/* the poller polls again */
+	/* SCHED is held: this only sets NAPI_STATE_MISSED, so that
+	 * napi_complete_done() reschedules the instance on this CPU.
+	 */
+	if (call == env->resched_call)
+		napi_schedule(napi);
 	napi_complete_done(napi, 0);
-	/* Softirq: signal with complete(), never with a mutex. */
-	if (first)
+	/* Softirq: signal with complete(), never with a mutex; once the
+	 * job ran, or in every call when there is none.
+	 */
+	if (!fn || !env->poll_fn)
 		complete(&env->poll_done);
 	return 0;
 }
@@ -657,6 +678,97 @@ static int pp_ctx_busy_poll(struct pp_env *env)
 	if (!wait_for_completion_timeout(&env->poll_done, env->wait))
 		return -ETIMEDOUT;
 	return env->err;
+}
+
+/*
+ * Claim lifetime.  The series lets the NAPI kthread and the busy poller
+ * claim their instance (list_owner = this CPU) for each poll, and drop the
+ * claim after it unless a later ____napi_schedule() made this CPU the
+ * owner again.  Each context below looks at one end of a claim.
+ */
+static void pp_poll_plan(struct pp_env *env, unsigned int job_call,
+			 unsigned int budget_call, unsigned int resched_call)
+{
+	reinit_completion(&env->poll_done);
+	env->poll_where.recorded = false;
+	env->poll_fn = pp_job_run_here;
+	env->err = 0;
+	env->poll_calls = 0;
+	env->loop_end_calls = 0;
+	env->job_call = job_call;
+	env->budget_call = budget_call;
+	env->resched_call = resched_call;
+}
+
+static int pp_poll_plan_wait(struct pp_env *env)
+{
+	int err = env->err;
+
+	if (!wait_for_completion_timeout(&env->poll_done, env->wait))
+		err = -ETIMEDOUT;
+	env->job_call = 0;
+	env->budget_call = 0;
+	env->resched_call = 0;
+	return err;
+}
+
+/* Between two polls of a busy loop, BH disabled by the caller: the claim
+ * of the poll before must be gone.  Runs the job on the first call and
+ * asks for one more poll.
+ */
+static bool pp_loop_end_job(void *arg, unsigned long start_time)
+{
+	struct pp_env *env = arg;
+
+	if (env->loop_end_calls++)
+		return true;
+	local_bh_disable();
+	pp_job_run_here(env);
+	local_bh_enable();
+	return false;
+}
+
+static int pp_ctx_busy_poll_between(struct pp_env *env)
+{
+	pp_poll_plan(env, 0, 0, 0);
+	env->poll_fn = NULL;			/* the job runs in loop_end */
+	napi_busy_loop(READ_ONCE(env->napi[0].napi_id), pp_loop_end_job, env,
+		       false, 8);
+	return pp_poll_plan_wait(env);
+}
+
+/* The job in busy_poll_stop()'s poll, the one that re-arms the NAPI. */
+static int pp_ctx_busy_poll_stop(struct pp_env *env)
+{
+	pp_poll_plan(env, 2, 0, 0);
+	napi_busy_loop(READ_ONCE(env->napi[0].napi_id), NULL, NULL, false, 8);
+	return pp_poll_plan_wait(env);
+}
+
+/*
+ * busy_poll_stop()'s poll finds NAPI_STATE_MISSED set (an IRQ during the
+ * poll: here the poll's own napi_schedule()), so napi_complete_done()
+ * reschedules the instance on this CPU's poll list, list_owner = this CPU.
+ * NET_RX then polls it on local_bh_enable(): the job runs in that third
+ * call, with list_owner as the release left it.
+ */
+static int pp_ctx_busy_poll_missed(struct pp_env *env)
+{
+	pp_poll_plan(env, 3, 0, 2);
+	napi_busy_loop(READ_ONCE(env->napi[0].napi_id), NULL, NULL, false, 8);
+	return pp_poll_plan_wait(env);
+}
+
+/* Threaded NAPI: the first poll uses its whole budget, the kthread polls
+ * again at once and the job runs in that second poll.
+ */
+static int pp_ctx_threaded_repoll(struct pp_env *env)
+{
+	pp_poll_plan(env, 2, 1, 0);
+	local_bh_disable();
+	napi_schedule(&env->napi[0]);
+	local_bh_enable();
+	return pp_poll_plan_wait(env);
 }
 
 /* BH disabled, napi[0] scheduled on this CPU but its poll not yet run. */
@@ -1201,6 +1313,92 @@ static void pp_busy_poll_other_napi(struct kunit *test)
 		kunit_skip(test, "CONFIG_NET_RX_BUSY_POLL=n");
 	pp_add_pool(test, env, 0, &env->napi[1], -1);
 	pp_check_all(test, env, &c);
+}
+
+/*
+ * Between two polls of a busy loop (loop_end, BH disabled): the claim of
+ * the poll before is gone, list_owner is -1 -> ring on base and series (but
+ * for the APIs 7.3 forces direct).  A claim that outlives its poll fails.
+ */
+static void pp_busy_poll_between_polls(struct kunit *test)
+{
+	struct pp_env *env = pp_setup(test, 1, false);
+	struct pp_case c = {
+		.ctx = "busy loop, between polls", .run = pp_ctx_busy_poll_between,
+		.local = { false }, .softirq = 1, .serving = 0, .cpu = -1,
+		.owner = { PP_OWN_NONE },
+	};
+
+	if (!IS_ENABLED(CONFIG_NET_RX_BUSY_POLL))
+		kunit_skip(test, "CONFIG_NET_RX_BUSY_POLL=n");
+	pp_add_pool(test, env, 0, &env->napi[0], -1);
+	pp_check_all(test, env, &c);
+	KUNIT_EXPECT_GE(test, env->poll_calls, 2U);
+}
+
+/*
+ * In busy_poll_stop()'s poll: the series claims that poll too -> cached;
+ * base -> ring (but for the forced APIs).
+ */
+static void pp_busy_poll_stop_poll(struct kunit *test)
+{
+	struct pp_env *env = pp_setup(test, 1, false);
+	struct pp_case c = {
+		.ctx = "busy_poll_stop() poll", .run = pp_ctx_busy_poll_stop,
+		.local = { !pp_base }, .softirq = 1, .serving = 0, .cpu = -1,
+		.owner = { pp_base ? PP_OWN_NONE : PP_OWN_SELF },
+	};
+
+	if (!IS_ENABLED(CONFIG_NET_RX_BUSY_POLL))
+		kunit_skip(test, "CONFIG_NET_RX_BUSY_POLL=n");
+	pp_add_pool(test, env, 0, &env->napi[0], -1);
+	pp_check_all(test, env, &c);
+	KUNIT_EXPECT_EQ(test, env->poll_calls, 2U);
+}
+
+/*
+ * busy_poll_stop()'s poll completes with NAPI_STATE_MISSED set, which
+ * reschedules the instance on this CPU (list_owner = this CPU).  Releasing
+ * the busy poller's claim must keep that owner: NET_RX's poll of the
+ * instance, in_serving_softirq(), then recycles directly, as on base.  A
+ * release that clears list_owner whenever it names this CPU leaves the
+ * rescheduled instance with list_owner == -1 -> ring.
+ */
+static void pp_busy_poll_missed_resched(struct kunit *test)
+{
+	struct pp_env *env = pp_setup(test, 1, false);
+	struct pp_case c = {
+		.ctx = "NET_RX poll after a MISSED reschedule in busy_poll_stop()",
+		.run = pp_ctx_busy_poll_missed,
+		.local = { true }, .softirq = 1, .serving = 1, .cpu = -1,
+		.owner = { PP_OWN_SELF },
+	};
+
+	if (!IS_ENABLED(CONFIG_NET_RX_BUSY_POLL))
+		kunit_skip(test, "CONFIG_NET_RX_BUSY_POLL=n");
+	pp_add_pool(test, env, 0, &env->napi[0], -1);
+	pp_check_all(test, env, &c);
+	KUNIT_EXPECT_EQ(test, env->poll_calls, 3U);
+}
+
+/*
+ * Threaded NAPI, the job in the kthread's second poll after one that used
+ * its whole budget: each poll makes its own claim -> cached on the series;
+ * base -> ring (but for the forced APIs).
+ */
+static void pp_threaded_napi_repoll(struct kunit *test)
+{
+	struct pp_env *env = pp_setup(test, 1, true);
+	struct pp_case c = {
+		.ctx = "threaded NAPI, poll after a full-budget poll",
+		.run = pp_ctx_threaded_repoll,
+		.local = { !pp_base }, .softirq = 1, .serving = 0, .cpu = -1,
+		.owner = { pp_base ? PP_OWN_NONE : PP_OWN_SELF },
+	};
+
+	pp_add_pool(test, env, 0, &env->napi[0], -1);
+	pp_check_all(test, env, &c);
+	KUNIT_EXPECT_EQ(test, env->poll_calls, 2U);
 }
 
 /*
@@ -2196,6 +2394,10 @@ static struct kunit_case pp_decide_cases[] = {
 	KUNIT_CASE(pp_threaded_napi_poll),
 	KUNIT_CASE(pp_busy_poll),
 	KUNIT_CASE(pp_busy_poll_other_napi),
+	KUNIT_CASE(pp_busy_poll_between_polls),
+	KUNIT_CASE(pp_busy_poll_stop_poll),
+	KUNIT_CASE(pp_busy_poll_missed_resched),
+	KUNIT_CASE(pp_threaded_napi_repoll),
 	KUNIT_CASE(pp_mixed_pool_bulk_in_poll),
 	KUNIT_CASE(pp_bulk_cache_fills),
 	KUNIT_CASE(pp_bulk_page_refs),
