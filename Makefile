@@ -4,24 +4,27 @@
 SHELL := /bin/bash
 S := scripts
 
-.PHONY: all demo test test-base stress check bench bench-nic build setup export prep send shell clean help
+.PHONY: all demo test test-base stress check smoke bench bench-nic build setup unsetup export prep send shell clean help
 
 all: demo
 
 demo: ## apply + build + boot + redirect-map egress-drop demo with page_pool stats
 	$(S)/demo.sh
 
-test: ## gates, build the series kernel, run kselftests + KUnit in the VM
+test: ## gates, build the series debug kernel; in the VM: kselftests, short stress, KUnit
 	$(S)/test.sh series
 
-test-base: ## the same tests on the unpatched base (KUnit with expect=base)
+test-base: ## the unpatched base: KUnit (expect=base), net/bench; no gates, drv-net test, stress
 	$(S)/test.sh base
 
-stress: ## debug kernel: XDP drop paths under topology churn (STRESS_SHORT=1: ~10 min)
+stress: ## debug kernel: XDP drop paths under topology churn (~1 h; STRESS_SHORT=1: ~11 min)
 	$(S)/stress.sh
 
-check: ## all series gates: format, signoff, checkpatch, kdoc, per-patch build, W=1
+check: ## all gates: fast ones, per-patch build, W=1, drivers gate (~26 min); hours cold
 	$(S)/check.sh
+
+smoke: ## seconds: every target starts (--help), every make X in the README is a target
+	$(S)/smoke.sh
 
 bench: ## base vs RFC vs series benchmark under QEMU icount; tables, plot, target verdicts
 	$(S)/bench.sh
@@ -36,6 +39,9 @@ setup: ## install host packages (root, apt pins) and the guest root
 	$(S)/setup-host.sh
 	$(S)/guest-root.sh
 
+unsetup: ## undo setup's apt changes (xdp-pp sources + pin file); packages stay
+	$(S)/setup-host.sh --remove
+
 export: ## regenerate patches/ from the kernel work tree (WORK=...)
 	$(S)/export.sh
 
@@ -45,7 +51,7 @@ prep: ## ready to post: your identity, To/Cc, changes, range-diff (out/prep/vN)
 send: ## dry run of posting what make prep made (never sends)
 	$(S)/send.sh
 
-shell: ## interactive VM on the series kernel (the repo, NICs, build mounted)
+shell: ## interactive VM on the series kernel (the repo, NICs, the variant root mounted)
 	$(S)/shell.sh
 
 clean: ## remove the worktrees and branches the harness made (KDIR too)

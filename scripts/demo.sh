@@ -16,13 +16,20 @@ usage: scripts/demo.sh [base|series]
 
 Default: series. Output: the xdp-bench and pktgen summaries and the
 page_pool stats delta of the receiving virtio NIC (console log in
-$CACHE/out/demo-<variant>). Environment: KDIR, BASE, DEMO_PKTS (200000).
+$CACHE/out/demo-<variant>). Environment: KDIR, BASE, DEMO_PKTS (200000),
+RUN_LOCK_WAIT=1 (wait for a run already going, instead of exit 1).
 Rates are wall-clock under TCG emulation: noise, not performance.
 U
 	exit 0 ;;
 esac
 variant=${1:-series}
-"$here/setup-host.sh" --check >/dev/null 2>&1 || "$here/setup-host.sh"
+# one run at a time (lib.sh run_lock: busy is one line and exit 1;
+# RUN_LOCK_WAIT=1 waits); then in seconds: host packages, disk, the guest
+# root's prerequisites
+run_lock demo "scripts/demo.sh $variant"
+host_ready
+preflight_disk "$variant"
+"$here/guest-root.sh" --check
 build=$("$here/build.sh" "$variant")
 out=$OUTS/demo-$variant
 rm -rf "$out"

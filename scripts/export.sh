@@ -22,7 +22,8 @@ usage: WORK=<kernel work tree> scripts/export.sh [VERSION]
 
 Exports base..HEAD of $WORK (default $CACHE/dev) into patches/:
   - the leading commits with a Fixes: tag as "[PATCH net N/M]"
-  - the rest as "[RFC PATCH bpf-next vVERSION N/M]" (VERSION default 2)
+  - the rest as "[RFC PATCH bpf-next vVERSION N/M]" (VERSION default: the
+    highest "Changes in vN:" of net-core/cover-letter.txt, as make prep)
 Cover letters get b4-style base-commit: and change-id: trailers.
 Environment: WORK, NET_PREFIX ("PATCH net"), NEXT_PREFIX ("RFC PATCH
 bpf-next").
@@ -30,7 +31,8 @@ U
 }
 case "${1:-}" in -h|--help) usage; exit 0 ;; esac
 work=${WORK:-$CACHE/dev}
-ver=${1:-2}
+ver=${1:-$(sed -n 's/^Changes in v\([0-9]\+\):.*/\1/p' "$REPO/net-core/cover-letter.txt" | sort -n | tail -1)}
+ver=${ver:-1}
 net_prefix=${NET_PREFIX:-PATCH net}
 next_prefix=${NEXT_PREFIX:-RFC PATCH bpf-next}
 [ "$ver" = 1 ] || next_prefix="$next_prefix v$ver"

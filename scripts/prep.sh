@@ -119,7 +119,7 @@ fix_end=$base
 if [ -n "${KDIR:-}" ]; then
 	base_note="base-commit below: $(git -C "$repo" describe --always --tags "$base" 2>/dev/null) of the tree the series was prepared in ($KDIR)."
 else
-	base_note="The series applies to Debian's linux-source-$LINUX_SOURCE_SERIES ($LINUX_SOURCE_VERSION), imported as one commit: the base-commit below is that import, not a commit of any public tree. It has not been rebased on bpf-next or net yet."
+	base_note="The series applies to Debian's linux-source-$LINUX_SOURCE_SERIES ($(base_made_version "$repo")), imported as one commit: the base-commit below is that import, not a commit of any public tree. It has not been rebased on bpf-next or net yet."
 fi
 
 rm -rf "$out"
@@ -220,7 +220,7 @@ for d in net bpf-next; do
 done
 
 nnext=$(( ${#commits[@]} - nfix ))
-log "prep: v$ver as $ident, base $(git -C "$repo" rev-parse --short "$base") (${KDIR:-Debian $LINUX_SOURCE_VERSION})"
+log "prep: v$ver as $ident, base $(git -C "$repo" rev-parse --short "$base") (${KDIR:-Debian $(base_made_version "$repo")})"
 log "prep: $nfix fixes for net in $out/net, $nnext patches for bpf-next in $out/bpf-next"
 [ -z "$prev_ref" ] || log "prep: range-diff against v$prev: $out/range-diff-v$prev-v$ver.txt"
 log "prep: check with 'make send' (a dry run); the tree is the branch $head in $src"

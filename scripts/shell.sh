@@ -18,8 +18,9 @@ Boots the series (default) or base kernel of $FLAVOUR (default debug, the
 kernel `make test` runs) under TCG and gives a root shell on the terminal.
 The kernel must be built (make test / scripts/build.sh; a missing one is
 built first). Leave with Ctrl-D (or `poweroff -f`).
-In the guest: /xdp-pp (this repo, read-only), /variant (the build: e.g.
-/variant/kselftest, /variant/build), /out (host: $CACHE/out/shell, rw).
+In the guest: /xdp-pp (this repo, read-only), /variant (the variant root:
+/variant/build, /variant/kselftest, /variant/pp_decide), /out (host:
+$CACHE/out/shell, rw).
 Useful first commands:
   bash /xdp-pp/scripts/guest/init.sh true   # bpffs, debugfs, tracefs
   bash /xdp-pp/scripts/guest/run-tests.sh   # what make test runs

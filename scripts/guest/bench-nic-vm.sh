@@ -3,6 +3,8 @@
 # virtio NICs, generator = pktgen in the "remote" netns. Checks the
 # real-NIC path end to end (label detection, xdp-bench parsing, NAPI cost,
 # page_pool stats) where no NIC exists. Results: /out/<label>-nic/.
+# shellcheck source=inguest.sh
+. "${BASH_SOURCE[0]%/*}/inguest.sh" # inside the harness VM only
 set -uo pipefail
 . /xdp-pp/scripts/guest/netsetup.sh
 xdp_pp_netsetup || exit 1

@@ -3,6 +3,8 @@
 # measurement in /out/bench.txt:
 #   case=<name> rep=<i> value=<x> unit=<u> cached=<n> ring=<n>
 # Under QEMU -icount shift=0, guest nanoseconds are guest instructions.
+# shellcheck source=inguest.sh
+. "${BASH_SOURCE[0]%/*}/inguest.sh" # inside the harness VM only
 set -uo pipefail
 REPEATS=${REPEATS:-5}
 PACKETS=${PACKETS:-200000}

@@ -10,6 +10,8 @@
 #                                (LOG-2); their pids in XB_PIDS
 #   xdp_bench_stop               SIGINT to them, wait, XB_PIDS emptied
 # benchsnap.py snap reads what napi_cost counts.
+# shellcheck source=inguest.sh
+. "${BASH_SOURCE[0]%/*}/inguest.sh" # inside the harness VM only
 NAPI_COST_DIR=/sys/fs/bpf/napi_cost
 
 XB_PIDS=

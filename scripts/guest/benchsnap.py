@@ -37,6 +37,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ppstats import netdev_pp_stats  # noqa: E402 pylint: disable=wrong-import-position
+import ynlfind  # noqa: E402 pylint: disable=wrong-import-position
 
 
 def napi_acc(napi_dir):
@@ -61,11 +62,11 @@ def napi_acc(napi_dir):
 
 
 def pp_ynl(ifname):
-    ksrc = os.environ.get('KSRC', '/variant/src')
-    if not (os.path.isdir(os.path.join(ksrc, 'tools/net/ynl/pyynl')) and
-            os.path.exists(os.path.join(ksrc, 'Documentation/netlink/specs/netdev.yaml'))):
+    try:
+        ynlfind.locate()
+    except FileNotFoundError:
         return None
-    res = netdev_pp_stats(ifname, ksrc)
+    res = netdev_pp_stats(ifname)
     return res if res['pools'] else None
 
 

@@ -44,6 +44,8 @@
 #       (each run once before, outside the windows; "pkts" = COUNT)
 # Output in /out: cachewin.txt, cachewin-kallsyms.txt, xb-cachewin.log.
 
+# shellcheck source=inguest.sh
+. "${BASH_SOURCE[0]%/*}/inguest.sh" # inside the harness VM only
 CACHEWIN_MARK=${CACHEWIN_MARK:-/sys/kernel/tracing}
 CACHEWIN_OUT=${CACHEWIN_OUT:-/out/cachewin.txt}
 

@@ -1,12 +1,17 @@
 #!/bin/bash
 # init.sh - runs first inside the VM: mounts what vng's guest lacks
 # (bpffs, debugfs, tracefs), quiets the console, then runs its arguments.
+# shellcheck source=inguest.sh
+. "${BASH_SOURCE[0]%/*}/inguest.sh" # inside the harness VM only
 set -euo pipefail
 mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf
 mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
 mountpoint -q /sys/kernel/tracing 2>/dev/null || mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null || true
 ulimit -l unlimited
-dmesg -n 1 2>/dev/null || true
+# console: errors and worse only (hung task, RCU stall, lockup headers),
+# so that a VM that times out still shows on the console what hung it
+# (scripts/vm.sh scans the console when the guest left no dmesg.log)
+dmesg -n 4 2>/dev/null || true
 # scripts/vm.sh shows the console from this line on (boot lines stay in
 # console.log)
 echo "xdp-pp: guest up ($(uname -r))"

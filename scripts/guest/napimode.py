@@ -16,12 +16,15 @@ busypoll  softirq, plus napi_defer_hard_irqs 100 and gro_flush_timeout
 
 Prints the NAPI ids it set, fails when IFNAME has no page_pool with a NAPI
 or a NAPI did not take the mode (threaded: no kthread pid).
-Uses the kernel tree's own ynl library and spec.
+Uses the kernel's own ynl library and netdev spec (ynlfind.py).
 """
 import argparse
 import os
 import socket
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ynlfind  # noqa: E402 pylint: disable=wrong-import-position
 
 DEFER_HARD_IRQS = 100
 GRO_FLUSH_TIMEOUT = 10 * 1000 * 1000  # ns
@@ -34,15 +37,16 @@ def sysfs_set(ifname, name, val):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n', maxsplit=1)[0])
-    ap.add_argument('--ksrc', default=os.environ.get('KSRC', '/variant/src'))
+    ap.add_argument('--ksrc', help='a kernel tree (default: ynlfind.py)')
     ap.add_argument('ifname')
     ap.add_argument('mode', choices=('softirq', 'threaded', 'busypoll'))
     args = ap.parse_args()
 
-    sys.path.insert(0, os.path.join(args.ksrc, 'tools/net/ynl/pyynl'))
-    from lib import YnlFamily  # pylint: disable=import-outside-toplevel
-    ynl = YnlFamily(os.path.join(args.ksrc, 'Documentation/netlink/specs/netdev.yaml'),
-                    schema='')
+    try:
+        ynl = ynlfind.family('netdev', args.ksrc)
+    except FileNotFoundError as e:
+        print(f'napimode: {e}', file=sys.stderr)
+        return 1
     ifindex = socket.if_nametoindex(args.ifname)
     ids = sorted({pp['napi-id'] for pp in ynl.dump('page-pool-get', {})
                   if pp.get('ifindex') == ifindex and pp.get('napi-id')})

@@ -7,6 +7,8 @@
 # command in the remote netns with bpffs mounted (ip netns exec remounts
 # /sys, and libxdp needs bpffs), and xdp_pp_pktgen_setup / xdp_pp_pg.
 
+# shellcheck source=inguest.sh
+. "${BASH_SOURCE[0]%/*}/inguest.sh" # inside the harness VM only
 xdp_pp_netsetup() {
 	local ifs=() d
 	for d in /sys/class/net/*; do

@@ -2,11 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 """Sum the page_pool stats of one netdev over netlink (netdev family).
 
-usage: ppstats.py [--ksrc DIR] [--netns NAME] IFNAME
+usage: ppstats.py [--ksrc DIR] IFNAME
 
 Prints one JSON object: pools, cached, ring, ring_full, cache_full,
-released_refcnt, alloc_fast, alloc_slow, inflight. Uses the kernel tree's
-own ynl library and spec (tools/net/ynl, Documentation/netlink/specs).
+released_refcnt, alloc_fast, alloc_slow, inflight. Uses the kernel's own
+ynl library and netdev spec, found by ynlfind.py. Exits 1 with one line
+when they cannot be found or read.
 """
 import argparse
 import json
@@ -14,14 +15,14 @@ import os
 import socket
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ynlfind  # pylint: disable=wrong-import-position
 
-def netdev_pp_stats(ifname, ksrc):
+
+def netdev_pp_stats(ifname, ksrc=None, ynl=None):
     """The page_pool stats of IFNAME's pools, summed (ynl, netdev family)."""
-    sys.path.insert(0, os.path.join(ksrc, 'tools/net/ynl/pyynl'))
-    from lib import YnlFamily  # pylint: disable=import-outside-toplevel
-
-    spec = os.path.join(ksrc, 'Documentation/netlink/specs/netdev.yaml')
-    ynl = YnlFamily(spec, schema="")
+    if ynl is None:
+        ynl = ynlfind.family('netdev', ksrc)
     ifindex = socket.if_nametoindex(ifname)
     out = {'ifindex': ifindex, 'pools': 0, 'cached': 0, 'ring': 0,
            'ring_full': 0, 'cache_full': 0, 'released_refcnt': 0,
@@ -45,11 +46,17 @@ def netdev_pp_stats(ifname, ksrc):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    ap.add_argument('--ksrc', default=os.environ.get('KSRC', '/variant/src'))
+    ap.add_argument('--ksrc', help='a kernel tree (default: ynlfind.py)')
     ap.add_argument('ifname')
     args = ap.parse_args()
-    print(json.dumps(netdev_pp_stats(args.ifname, args.ksrc)))
+    try:
+        print(json.dumps(netdev_pp_stats(args.ifname, args.ksrc)))
+    except Exception as e:  # pylint: disable=broad-except
+        print(f'ppstats: cannot read the page_pool stats of {args.ifname}: {e!r}',
+              file=sys.stderr)
+        return 1
+    return 0
 
 
 if __name__ == '__main__':
-    main()
+    sys.exit(main())

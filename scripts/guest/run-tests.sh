@@ -12,6 +12,8 @@
 #      case makes lockdep report (expected) and turn itself off.
 # Every component's KTAP goes to /out/<component>.tap; leaf results are
 # collected in /out/results.tap as "ok - ..." / "not ok - ..." lines.
+# shellcheck source=inguest.sh
+. "${BASH_SOURCE[0]%/*}/inguest.sh" # inside the harness VM only
 set -uo pipefail
 
 VARIANT=/variant

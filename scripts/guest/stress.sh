@@ -46,8 +46,8 @@ Environment (full / --short or STRESS_SHORT=1):
     a NAPI kthread that repolls at full budget); counted in the result
   STRESS_MODES (all six / redirect-map-egress-drop redirect-cpu-drop
   veth-drop)  STRESS_OUT (/out/stress.txt)
-  STRESS_LOGS (/out/stress-logs)  KSRC (kernel tree with tools/net/ynl;
-  default /variant/src, else the ynl copy in /variant/kselftest)
+  STRESS_LOGS (/out/stress-logs)  KSRC (a kernel tree with tools/net/ynl;
+  default: scripts/guest/ynlfind.py's search)
 Exit: 0 pass, 1 fail, 4 skip (a tool or page_pool netlink missing).
 U
 }
@@ -58,6 +58,8 @@ case "${1:-}" in
 "") ;;
 *) usage >&2; exit 1 ;;
 esac
+# shellcheck source=inguest.sh
+. "${BASH_SOURCE[0]%/*}/inguest.sh" # inside the harness VM only
 ALL_MODES="drop tx redirect-map-egress-drop redirect-cpu-drop veth-drop pass"
 if [ "$SHORT" = 1 ]; then
 	# the three redirect drop paths, NETIF rebound in the cpumap one
@@ -98,23 +100,12 @@ mkdir -p "$LOGS"
 # shellcheck source=benchlib.sh
 . /xdp-pp/scripts/guest/benchlib.sh
 
-# ---- netlink (ynl): the kernel tree's, else the kselftest install's copy,
-# laid out as a tree for scripts/guest/ppstats.py (KSRC)
-if [ -z "${KSRC:-}" ]; then
-	if [ -f /variant/src/tools/net/ynl/pyynl/cli.py ]; then
-		KSRC=/variant/src
-	elif [ -f /variant/kselftest/net/lib/ynl/pyynl/cli.py ]; then
-		KSRC=/tmp/stress-ksrc
-		mkdir -p "$KSRC/tools/net" "$KSRC/Documentation/netlink"
-		ln -sfn /variant/kselftest/net/lib/ynl "$KSRC/tools/net/ynl"
-		ln -sfn /variant/kselftest/net/lib/specs "$KSRC/Documentation/netlink/specs"
-	fi
+# ---- netlink (ynl): found by scripts/guest/ynlfind.py (KSRC, /variant/src,
+# else the kselftest install's copy)
+if ! python3 /xdp-pp/scripts/guest/ynlfind.py > /dev/null 2> "$LOGS/ynlfind.err"; then
+	skip_run "$(cat "$LOGS/ynlfind.err"): cannot read page_pool state"
 fi
-if ! [ -f "${KSRC:-/nonexistent}/tools/net/ynl/pyynl/lib/ynl.py" ] ||
-   ! [ -f "$KSRC/Documentation/netlink/specs/netdev.yaml" ]; then
-	skip_run "no ynl (tools/net/ynl) under /variant/src or /variant/kselftest: cannot read page_pool state"
-fi
-export KSRC
+[ -z "${KSRC:-}" ] || export KSRC
 # /variant is read-only: without this, every python3 run compiles the ynl
 # library again (tens of seconds under TCG)
 export PYTHONPYCACHEPREFIX=/tmp/stress-pycache
@@ -125,13 +116,11 @@ export PYTHONPYCACHEPREFIX=/tmp/stress-pycache
 #   pools         page-pool-get dump (list)
 #   ntf           notifications seen so far, by name
 NL_AGENT='
-import json, os, sys
-ksrc = os.environ["KSRC"]
-sys.path.insert(0, os.path.join(ksrc, "tools/net/ynl/pyynl"))
+import json, sys
 sys.path.insert(0, "/xdp-pp/scripts/guest")
-from lib import YnlFamily
+import ynlfind
 from ppstats import netdev_pp_stats
-ynl = YnlFamily(os.path.join(ksrc, "Documentation/netlink/specs/netdev.yaml"), schema="")
+ynl = ynlfind.family("netdev")
 ynl.ntf_subscribe("page-pool")
 seen = {}
 def drain():
@@ -145,7 +134,7 @@ for line in sys.stdin:
         if cmd[0] == "pools":
             out = ynl.dump("page-pool-get", {})
         elif cmd[0] == "stats":
-            out = netdev_pp_stats(cmd[1], ksrc)
+            out = netdev_pp_stats(cmd[1], ynl=ynl)
         elif cmd[0] == "ntf":
             drain()
             out = seen
@@ -170,8 +159,8 @@ nl() { # REQUEST: the agent's JSON answer on stdout; 1 on no answer
 }
 
 # ---- kernel log: everything from boot on, collected so nothing wraps
-# away; judged by scripts/splat.sh (the harness's splat patterns) plus
-# EXTRA (what it does not list); SPLAT_RE without scripts/splat.sh
+# away; judged by scripts/splat.sh (the harness's splat patterns); without
+# it, by SPLAT_RE and EXTRA, a coarser line match
 SPLAT_RE='WARNING:|BUG:|KASAN|UBSAN|KFENCE|Oops|kernel BUG|inconsistent lock state|possible circular locking|possible recursive locking|suspicious RCU usage|refcount_t|stalled pool shutdown|blocked for more than|detected stall'
 EXTRA='page_pool.*violation|soft lockup|hard LOCKUP|list_(add|del) corruption'
 dmesg -w > "$LOGS/kmsg.txt" 2>&1 &
@@ -765,11 +754,9 @@ if [ -f /xdp-pp/scripts/splat.sh ]; then
 	bash /xdp-pp/scripts/splat.sh "$klog" > "$LOGS/splats.txt" 2>&1 || true
 	SPLATS=$(grep -c '^---- splat ' "$LOGS/splats.txt" || true)
 else
-	grep -E "$SPLAT_RE" "$klog" > "$LOGS/splats.txt" || true
+	grep -E "$SPLAT_RE|$EXTRA" "$klog" > "$LOGS/splats.txt" || true
 	SPLATS=$(grep -c . "$LOGS/splats.txt" || true)
 fi
-n=$(grep -E "$EXTRA" "$klog" | tee -a "$LOGS/splats.txt" | grep -c . || true)
-SPLATS=$(( SPLATS + n ))
 FIRST_SPLAT=$(grep -m1 -E "$SPLAT_RE|$EXTRA" "$klog" | sed 's/^\[[^]]*\] //' || true)
 # ---- figures
 changes=$(changes_list)

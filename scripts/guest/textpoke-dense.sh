@@ -22,6 +22,8 @@
 # count (a flip: one key/tracer state change, i.e. one patch batch).
 # Exit: 0 done, 1 an int3 report in the kernel log or a workload error,
 # 4 fewer than 2 vCPUs.
+# shellcheck source=inguest.sh
+. "${BASH_SOURCE[0]%/*}/inguest.sh" # inside the harness VM only
 set -uo pipefail
 SECS=${DENSE_SECONDS:-300}
 SLICE=${DENSE_SLICE:-30}
