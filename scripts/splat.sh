@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# splat.sh - find kernel splats (KASAN, lockdep, WARN, BUG, Oops, RCU and
-# hung-task reports, refcount and page_pool complaints) in a console log,
-# print each one decoded with the kernel's scripts/decode_stacktrace.sh,
-# and fail if any is not an expected one.
+# splat.sh - find kernel splats (KASAN, lockdep, WARN, BUG, Oops, SLUB,
+# list corruption, RCU stalls, soft/hard lockups, hung tasks, refcount_t,
+# page_pool and netdev refcount complaints) in a kernel log, print each
+# one decoded with the kernel's scripts/decode_stacktrace.sh, and fail if
+# any is not an expected one. scripts/splat-selftest.sh tests it.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=lib.sh
@@ -10,13 +11,27 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 usage() {
 	cat <<'U'
-usage: scripts/splat.sh <console log> [<build dir>]
+usage: scripts/splat.sh <kernel log> [<build dir>]
 
-Scans <console log> (scripts/vm.sh writes $OUT/console.log) for kernel
-splats. Each one is printed from its first line to its end marker (at most
-80 lines), decoded against <build dir>/vmlinux and its source tree when a
+Scans <kernel log> (scripts/vm.sh: the guest's $OUT/dmesg.log, or
+$OUT/console.log when the guest died or timed out) for kernel splats.
+Each one is printed from its first line to its end marker (at most 80
+lines), decoded against <build dir>/vmlinux and its source tree when a
 build dir is given. Expected splats are listed below; they are printed as
 "expected" and do not fail the scan.
+
+A splat starts at a report's first line (WARNING:, BUG:, BUG <slab cache>,
+kernel BUG at, Oops, Kernel panic, KASAN, UBSAN, KFENCE, lockdep's
+headings, refcount_t:, list_add/list_del corruption, INFO: task ...
+blocked for more than, rcu: INFO: ... detected (expedited) stall(s),
+watchdog: BUG: soft lockup, Watchdog detected hard LOCKUP, page_pool
+refcnt N violation, stalled pool shutdown, unregister_netdevice: waiting
+for, kmemleak, DEBUG_LOCKS_WARN_ON, ODEBUG) or at a "[ cut here ]" line.
+Every such line starts a new splat, except the lines one report prints
+itself: a WARN's message and its WARNING / kernel BUG line after its
+"[ cut here ]", the "[ cut here ]" and kernel BUG of a list corruption
+printed just before them, the Oops after a BUG: / kernel BUG at line,
+and KASAN's "in range" line after an Oops.
 
 Expected (both with pp_timer_fn of pp_decide_kunit in the trace):
 selftests/pp_decide's hard IRQ case returns a page from a hard hrtimer on
@@ -27,34 +42,93 @@ Also expected: that WARNING with pp_poll_irqs_off in the trace, from the
 case that returns a page with interrupts disabled in the owner's poll; it
 warns only where the hard IRQ case did not warn first (base, which returns
 nothing from the timer by default: the warning is once per boot).
+A splat is expected only when it holds that one report and no other.
 
 Exit: 0 no unexpected splat, 1 at least one (or the log is missing).
 U
 }
 case "${1:-}" in -h|--help) usage; exit 0 ;; "") usage >&2; exit 1 ;; esac
 log=$1 build=${2:-}
-[ -f "$log" ] || die "splat: no console log $log"
+[ -f "$log" ] || die "splat: no kernel log $log (fix: give the console.log or dmesg.log of a run)"
 
-# First lines of a splat, as the kernel prints them.
-START='(WARNING: |BUG: |kernel BUG at|Oops|Kernel panic|KASAN|UBSAN|KFENCE|'\
-'inconsistent lock state|possible circular locking|possible recursive locking|'\
-'suspicious RCU usage|refcount_t: |INFO: task .* blocked for more than|'\
-'rcu: INFO: rcu_.* detected stall|self-detected stall|stalled pool shutdown|'\
+# First lines of a report, as the kernel prints them (the printk formats
+# of the base tree; a line may carry a "[   12.345678] " timestamp and a
+# "[  T123] " caller id before them, or sit after a guest line's text on
+# the console). "BUG: " covers KASAN, KFENCE, lockdep's "[ BUG: ... ]",
+# "watchdog: BUG: soft lockup - CPU#N stuck for", scheduling while atomic;
+# "BUG <cache> (Not tainted|Tainted: ...): " is SLUB's (mm/slub.c).
+START='(WARNING: |BUG: |BUG [^ ]+ \((Not tainted|Tainted)|kernel BUG at|Oops|Kernel panic|'\
+'KASAN|UBSAN|KFENCE|inconsistent lock state|possible circular locking|'\
+'possible recursive locking|suspicious RCU usage|refcount_t: |'\
+'list_(add|del) corruption|list_add double add|'\
+'INFO: task .* blocked (in I/O wait )?for more than|'\
+'INFO: rcu_[a-z_]+ (self-)?detected (expedited )?stall|'\
+'Watchdog detected hard LOCKUP|page_pool refcnt -?[0-9]+ violation|'\
+'stalled pool shutdown|unregister_netdevice: waiting for|'\
 'unreferenced object 0x|DEBUG_LOCKS_WARN_ON|ODEBUG: )'
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# Split the log into one file per splat: from a start line to the end
-# marker, the next start line, or 80 lines.
+# Split the log into one file per splat (NNN, its report lines in NNN.t):
+# from a start line to the end marker, the next start line, or 80 lines.
 sed 's/\r$//' "$log" | awk -v dir="$tmp" -v pat="$START" '
-	function close_cur() { if (cur != "") { close(cur); cur = "" } }
-	$0 ~ pat && !($0 ~ /xdp_redirect_drop: start/) {
-		if (cur == "" || n > 3) { close_cur(); cur = sprintf("%s/%03d", dir, ++k); n = 0 }
+	function strip(s) {
+		sub(/^\[ *[0-9]+\.[0-9]+\] ?/, "", s)
+		sub(/^\[ *[TC][0-9]+\] ?/, "", s)
+		return s
 	}
-	cur != "" {
-		print > cur; n++
-		if ($0 ~ /---\[ end trace|---\[ end Kernel panic/ || n >= 80) close_cur()
-	}'
+	function close_cur() {
+		if (cur != "") { close(cur); if (starts) close(cur ".t"); cur = "" }
+	}
+	function open_new() {
+		close_cur(); cur = sprintf("%s/%03d", dir, ++k)
+		n = 0; starts = 0; title = ""; cutwin = 0; last = ""; last_at = 0; oops_at = 0
+	}
+	BEGIN {
+		hdr = "(WARNING: |kernel BUG at|BUG: |UBSAN: )"
+		# a BUG line the Oops of the same report follows (x86 fault.c,
+		# traps.c, lib/bug.c)
+		bugoops = "(kernel BUG at|BUG: (kernel NULL pointer dereference|unable to handle|kernel tried to execute|.*stack guard page))"
+		corrupt = "(list_(add|del) corruption|list_add double add)"
+	}
+	{
+		line = $0; s = strip(line)
+		cut = (line ~ /-+\[ cut here \]-+/)
+		# the mark of the drv-net test (its case name): not a report
+		t = line; sub(/xdp_redirect_drop: start [^ ]+ [0-9]+ [0-9.]+/, "", t)
+		st = !cut && t ~ pat && line !~ /---\[ end /
+		if (cut) {
+			# CHECK_DATA_CORRUPTION with BUG_ON_DATA_CORRUPTION: the
+			# message, then BUG(): its cut here belongs to the message
+			if (cur != "" && starts == 1 && !cutwin && title ~ corrupt && n <= 3)
+				cutwin = 1
+			else {
+				open_new(); cutwin = 1
+			}
+		} else if (st) {
+			cont = 0
+			if (cur != "" && cutwin && n < 10) {
+				# after "[ cut here ]": the WARN message, then the
+				# WARNING / kernel BUG line, then nothing more
+				cont = 1
+				if (s ~ hdr) cutwin = 0
+			} else if (cur != "" && !oops_at && s ~ /Oops/ && last ~ bugoops && n - last_at < 8) {
+				cont = 1
+			} else if (cur != "" && oops_at && s ~ /KASAN: .* in range \[/ && n - oops_at < 3) {
+				cont = 1
+			}
+			if (!cont) open_new()
+			if (s ~ /Oops/ && !oops_at) oops_at = n + 1
+			if (title == "") title = s
+			print s > (cur ".t"); starts++
+			last = s; last_at = n + 1
+		}
+		if (cur != "") {
+			print line > cur; n++
+			if (line ~ /---\[ end trace|---\[ end Kernel panic/ || n >= 80) close_cur()
+		}
+	}
+	END { close_cur() }'
 
 src=""
 if [ -n "$build" ] && [ -e "$build/source" ]; then
@@ -71,30 +145,40 @@ if [ -n "$src" ] && [ -f "$src/net/core/page_pool.c" ]; then
 fi
 pp_assert="WARNING: .*net/core/page_pool\.c:$assert_lines at page_pool_put_unrefed_netmem\+"
 bad=0 expected=0
-for f in "$tmp"/[0-9]*; do
+for f in "$tmp"/[0-9][0-9][0-9]; do
 	[ -e "$f" ] || continue
-	# pp_decide's hard IRQ case returns a page from a hard hrtimer on
-	# purpose: lockdep_assert_no_hardirq() warns in __page_pool_put_page()
-	# (inlined into page_pool_put_unrefed_netmem()), and lockdep reports
-	# the ring's producer_lock (a spinlock_t) taken in hard IRQ context
-	if grep -q 'pp_timer_fn' "$f" && grep -q 'pp_decide_kunit' "$f" &&
-	   { head -1 "$f" | grep -qE "$pp_assert" ||
-	     { head -1 "$f" | grep -q 'BUG: Invalid wait context' &&
-	       grep -q 'producer_lock' "$f"; }; }; then
-		expected=$((expected + 1))
-		echo "splat (expected: pp_decide hard IRQ return): $(head -1 "$f" | sed 's/^\[[^]]*\] //')"
-		continue
+	# its report lines: one, for an expected splat
+	nrep=0 title="[ cut here ] and no report line"
+	if [ -f "$f.t" ]; then
+		nrep=$(wc -l < "$f.t")
+		title=$(head -1 "$f.t")
 	fi
-	# its IRQs-off case: the same warning, where the hard IRQ case did
-	# not trigger it first
-	if grep -q 'pp_poll_irqs_off' "$f" && grep -q 'pp_decide_kunit' "$f" &&
-	   head -1 "$f" | grep -qE "$pp_assert"; then
-		expected=$((expected + 1))
-		echo "splat (expected: pp_decide return with IRQs off): $(head -1 "$f" | sed 's/^\[[^]]*\] //')"
-		continue
+	if [ "$nrep" -eq 1 ] && grep -q 'pp_decide_kunit' "$f"; then
+		# pp_decide's hard IRQ case returns a page from a hard hrtimer
+		# on purpose: lockdep_assert_no_hardirq() warns in
+		# __page_pool_put_page() (inlined into
+		# page_pool_put_unrefed_netmem()), and lockdep reports the
+		# ring's producer_lock (a spinlock_t) taken in hard IRQ context
+		if grep -q 'pp_timer_fn' "$f" &&
+		   { grep -qE "$pp_assert" <<<"$title" ||
+		     { grep -q 'BUG: Invalid wait context' <<<"$title" &&
+		       grep -q 'producer_lock' "$f"; }; }; then
+			expected=$((expected + 1))
+			echo "splat (expected: pp_decide hard IRQ return): $title"
+			continue
+		fi
+		# its IRQs-off case: the same warning, where the hard IRQ
+		# case did not trigger it first
+		if grep -q 'pp_poll_irqs_off' "$f" && grep -qE "$pp_assert" <<<"$title"; then
+			expected=$((expected + 1))
+			echo "splat (expected: pp_decide return with IRQs off): $title"
+			continue
+		fi
 	fi
 	bad=$((bad + 1))
-	echo "---- splat $bad: $(head -1 "$f" | sed 's/^\[[^]]*\] //')"
+	more=""
+	[ "$nrep" -le 1 ] || more=" (+$((nrep - 1)) more report lines)"
+	echo "---- splat $bad: $title$more"
 	if [ -n "$src" ] && [ -f "$build/vmlinux" ] && [ -x "$src/scripts/decode_stacktrace.sh" ]; then
 		(cd "$src" && ./scripts/decode_stacktrace.sh "$build/vmlinux" "$src" "$build" < "$f" 2>/dev/null) ||
 			cat "$f"

@@ -101,7 +101,17 @@ fi
 if [ "$rc" = 124 ]; then
 	echo "---- last 50 console lines ($console) ----" >&2
 	tail -50 "$console" >&2
-	die "vm: timed out after ${VM_TIMEOUT:-1800} s"
+	# a hang often comes with a report (soft lockup, RCU stall, hung task,
+	# panic): scan what the guest left (no dmesg.log: the console, which
+	# after init.sh's `dmesg -n 1` has only KERN_EMERG lines), then die
+	klog=$out/dmesg.log
+	[ -s "$klog" ] || klog=$console
+	if ! "$here/splat.sh" "$klog" "$build" > "$out/splats.txt" 2>&1; then
+		cat "$out/splats.txt" >&2
+		die "vm: timed out after ${VM_TIMEOUT:-1800} s, with kernel splats in $(basename "$klog") (decoded above; $out/splats.txt)"
+	fi
+	grep 'expected' "$out/splats.txt" >&2 || true
+	die "vm: timed out after ${VM_TIMEOUT:-1800} s, no splat in $(basename "$klog") (fix: raise VM_TIMEOUT, or see the console lines above)"
 fi
 # any splat (KASAN, lockdep, WARN, ...) fails the run, decoded
 # the guest's dmesg (init.sh) has every level; the console has what a
