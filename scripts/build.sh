@@ -28,8 +28,12 @@ Builds reproducibly (KBUILD_BUILD_TIMESTAMP from the tree's HEAD author
 date; user, host and build count fixed) and writes the kernel's content
 id to <variant root>/build.id ("bzImage X modules Y", the first 16 hex
 digits of their sha256), which qemu-check.sh prints and BUILD_ID checks.
-Prints the build dir. Environment: KDIR, BASE, JOBS, CACHE, FLAVOUR,
-PATCHES (series), RFC_PATCHES (rfc), KBUILD_BUILD_TIMESTAMP.
+Prints the build dir. One build at a time ($CACHE/build.lock: the tree,
+the stamp test and the build under it; a waiting build says for whom);
+on its own (make build) it also takes the run lock of make test & co
+(busy: one line, exit 1; RUN_LOCK_WAIT=1 waits). Environment: KDIR, BASE,
+JOBS, CACHE, FLAVOUR, PATCHES (series), RFC_PATCHES (rfc),
+KBUILD_BUILD_TIMESTAMP, RUN_LOCK_WAIT.
 U
 }
 case "${1:-}" in
@@ -40,6 +44,15 @@ esac
 
 need_tool ccache "sudo scripts/setup-host.sh"
 need_tool pahole "sudo scripts/setup-host.sh (dwarves, for BTF)"
+# on its own (make build) one run at a time; under make test, make bench,
+# ... their run lock is already held (lib.sh run_lock)
+run_lock build "scripts/build.sh $variant"
+# one build at a time, the tree, the stamp and the build all under the
+# lock: another run's build.sh waits here (saying for whom), then finds
+# the stamp current
+mkdir -p "$CACHE"
+exec 9>>"$BUILD_LOCK"
+lock_take 9 "$BUILD_LOCK" build "scripts/build.sh $variant ($FLAVOUR)${XDP_PP_RUN:+ for $XDP_PP_RUN}"
 src=$("$here/tree.sh" "$variant")
 repo=$(kernel_repo)
 root=$(flavour_root "$(variant_root "$repo")" "$variant")
@@ -57,11 +70,13 @@ if [ -f "$root/build.stamp" ] && [ "$(cat "$root/build.stamp")" = "$stamp" ]; th
 	exit 0
 fi
 
-# a kernel tree, its build and the ccache take ~15 GB here
-avail=$(df -Pk "$CACHE" | awk 'NR == 2 {print int($4 / 1048576)}')
-[ "$avail" -ge 15 ] || die "build: only ${avail} GB free under $CACHE, need ~15 GB (free space or set CACHE=<dir>)"
-exec 9>"$BUILD_LOCK"
-flock 9
+# a cold build dir and the ccache it fills (lib.sh DISK_*; the tree is
+# made); a warm one rewrites what changed
+if [ -f "$O/arch/x86/boot/bzImage" ]; then
+	need_disk 2 "build: a rebuild of $variant ($FLAVOUR)"
+else
+	need_disk $((DISK_BUILD_GIB + DISK_CCACHE_GIB)) "build: a cold $variant ($FLAVOUR) kernel build"
+fi
 cfg_stamp=$(hash_paths "${frags[@]}" "$REPO/scripts/config.sh")
 if [ ! -f "$O/.config" ] || [ "$(cat "$O/.config.stamp" 2>/dev/null)" != "$cfg_stamp" ]; then
 	SRC=$src O=$O "$here/config.sh"
@@ -92,13 +107,17 @@ t0=$(date +%s)
 make -C "$src" O="$O" -j"$JOBS" CC="ccache gcc" bzImage modules \
 	> "$root/build.log" 2>&1 &
 mk=$!
-# a progress line every 60 s: elapsed time and the last object built
-trap 'kill "$mk" 2>/dev/null || true' EXIT INT TERM
+# a progress line every 60 s: elapsed time and the last object built.
+# Ctrl-C or a TERM stops make (which passes TERM on to its jobs) and this
+# script.
+trap 'kill "$mk" 2>/dev/null || true' EXIT
+trap 'kill "$mk" 2>/dev/null || true; exit 130' INT
+trap 'kill "$mk" 2>/dev/null || true; exit 143' TERM HUP
 while ! wait_for "$mk" 60; do
 	last=$(grep -E '^  [A-Z]+ ' "$root/build.log" | tail -1 | awk '{print $NF}')
 	log "build: $variant ($FLAVOUR) $(( ($(date +%s) - t0) / 60 )) min, at ${last:-...}"
 done
-trap - EXIT INT TERM
+trap - EXIT INT TERM HUP
 if ! wait "$mk"; then
 	grep -E 'error|Error' "$root/build.log" | head -20 >&2
 	die "build: kernel build failed (log: $root/build.log)"

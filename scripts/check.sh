@@ -7,6 +7,12 @@
 #   signoff     every patch has a Signed-off-by
 #   checkpatch  checkpatch.pl --strict per patch: 0 errors, 0 warnings, 0 checks
 #   kdoc        scripts/kernel-doc -none on touched files: no new warnings
+#   skips       scripts/skips.sh (make test's allow-list of skips,
+#               selftests/expected-skips) on the synthetic results files of
+#               selftests/skips/: expected skips pass, others fail
+#   splat       scripts/splat-selftest.sh: scripts/splat.sh on the
+#               synthetic kernel logs of selftests/splat/ (each report
+#               form caught, pp_decide's expected splats still expected)
 #   build       every patch builds on its own (cached per prefix)
 #   w1          W=1 on touched .c files, base against the series, in the
 #               check tree and config (FLAVOUR=check), one make per side:
@@ -42,8 +48,9 @@ usage() {
 	cat <<'U'
 usage: scripts/check.sh [--fast] [CHECK...]
 
-Checks: format signoff checkpatch kdoc build w1 drivers (default: all;
---fast: format signoff checkpatch kdoc; `make test` adds w1).
+Checks: format signoff checkpatch kdoc skips splat build w1 drivers
+(default: all; --fast: format signoff checkpatch kdoc skips splat;
+`make test` adds w1).
 Environment: KDIR, BASE, PATCHES, RESULTS (default $CACHE/out/check),
 DRIVERS_PER_PATCH=0 (drivers: base against the whole series only).
 checkpatch ignores UNKNOWN_COMMIT_ID (the Debian base tarball has no
@@ -68,12 +75,12 @@ for a in "$@"; do
 	case "$a" in
 	-h|--help) usage; exit 0 ;;
 	--fast) fast=1 ;;
-	format|signoff|checkpatch|kdoc|build|w1|drivers) checks+=("$a") ;;
+	format|signoff|checkpatch|kdoc|skips|splat|build|w1|drivers) checks+=("$a") ;;
 	*) usage >&2; exit 1 ;;
 	esac
 done
 if [ ${#checks[@]} -eq 0 ]; then
-	checks=(format signoff checkpatch kdoc)
+	checks=(format signoff checkpatch kdoc skips splat)
 	[ "$fast" = 1 ] || checks+=(build w1 drivers)
 fi
 RESULTS=${RESULTS:-$OUTS/check}
@@ -245,6 +252,29 @@ check_kdoc() {
 	fi
 	[ "$after" -le "$before" ] || fail "kernel-doc warnings $before -> $after"
 	pass "warnings $before -> $after in ${#files[@]} files"
+}
+
+# make test's skip judge (scripts/skips.sh) on synthetic results files, and
+# the real allow-list parses (selftests/skips/run.sh)
+check_skips() {
+	local out bad l
+	if out=$("$REPO/selftests/skips/run.sh" 2>&1); then
+		pass "$(tail -n 1 <<<"$out")"
+	fi
+	printf '%s\n' "$out"
+	lines bad "$(grep -E '^(FAIL|error)' <<<"$out" || true)"
+	[ ${#bad[@]} -gt 0 ] || bad=("selftests/skips/run.sh failed")
+	for l in "${bad[@]}"; do problem "${l#FAIL }"; done
+	fail_on_problems
+}
+
+# make test's splat scan (scripts/splat.sh) on synthetic kernel logs
+check_splat() {
+	local out st=0
+	out=$("$here/splat-selftest.sh" 2>&1) || st=$?
+	printf '%s\n' "$out" | grep -v '^ok ' || true
+	[ "$st" = 0 ] || fail "scripts/splat-selftest.sh: $(tail -n 1 <<<"$out") (first: $(grep -m1 '^FAIL' <<<"$out" || echo "exit $st"))"
+	pass "scripts/splat-selftest.sh: $(tail -n 1 <<<"$out")"
 }
 
 # The check worktree (base, then base + a prefix of the series).

@@ -1,14 +1,44 @@
 # lib.sh - shared settings and helpers for the harness scripts (sourced).
 # shellcheck shell=bash
 
-# Pinned base: Debian's linux-source-7.3 from trixie-backports.
+# Pinned base: Debian's linux-source-7.3 from trixie-backports. When the
+# archive no longer has the pinned version, scripts/setup-host.sh takes the
+# newest linux-source-7.3 (and virtme-ng >= VIRTME_NG_MIN) and says so.
 LINUX_SOURCE_SERIES=7.3
-LINUX_SOURCE_VERSION=${LINUX_SOURCE_VERSION:-7.3.4-1~bpo13+1}
-LINUX_SOURCE_TARBALL=/usr/src/linux-source-$LINUX_SOURCE_SERIES.tar.xz
+LINUX_SOURCE_PINNED=7.3.4-1~bpo13+1
+LINUX_SOURCE_VERSION=${LINUX_SOURCE_VERSION:-$LINUX_SOURCE_PINNED}
+LINUX_SOURCE_TARBALL=${LINUX_SOURCE_TARBALL:-/usr/src/linux-source-$LINUX_SOURCE_SERIES.tar.xz}
 LINUX_SOURCE_DATE=2026-11-15T22:30:00Z
-# the base commit that tarball gives (scripts/base.sh checks it)
+# the base commit LINUX_SOURCE_PINNED's tarball gives (scripts/base.sh
+# checks it; another version gives another commit)
 LINUX_SOURCE_COMMIT=659e46f62b0dc2d4cad1ceebe94df79cb10cc612
 VIRTME_NG_VERSION=${VIRTME_NG_VERSION:-1.41-1}
+VIRTME_NG_MIN=1.41
+
+# linux_source_installed: the installed linux-source-7.3's version (dpkg),
+# empty when none (or not a dpkg host).
+linux_source_installed() {
+	dpkg-query -W -f='${db:Status-Abbrev}${Version}\n' \
+		"linux-source-$LINUX_SOURCE_SERIES" 2>/dev/null | sed -n 's/^ii *//p' || true
+}
+# base_made_version REPO: the linux-source version REPO's base tag was made
+# from (scripts/base.sh writes it in the commit's subject).
+base_made_version() {
+	git -C "$1" log -1 --format=%s base 2>/dev/null |
+		sed -n 's/^Linux \(.*\) (Debian linux-source-.*)$/\1/p' || true
+}
+# base_version: which base a run used, one line for its results:
+# "Debian linux-source-7.3 VERSION, base COMMIT" or "KDIR PATH at COMMIT".
+base_version() {
+	local c
+	if [ -n "${KDIR:-}" ]; then
+		c=$(git -C "$KDIR" rev-parse --short=12 "${BASE:-HEAD}" 2>/dev/null || echo '?')
+		echo "KDIR $KDIR at $c"
+	else
+		c=$(git -C "$BASE_REPO" rev-parse --short=12 "${BASE:-base}" 2>/dev/null || echo '?')
+		echo "Debian linux-source-$LINUX_SOURCE_SERIES $(base_made_version "$BASE_REPO"), base $c"
+	fi
+}
 # QEMU 7.2's TCG Oopses on int3 at live-patched kernel text (scripts/setup-host.sh)
 QEMU_MIN_MAJOR=10
 
@@ -287,4 +317,182 @@ leading_fixes() {
 		n=$((n + 1))
 	done
 	echo "$n"
+}
+
+# ---- one run at a time; locks that say who holds them; preflight ----
+# (scripts/test.sh, demo.sh, build.sh, tree.sh, guest-root.sh)
+#   $RUN_LOCK    one run that builds or boots at a time (run_lock)
+#   $TREE_LOCK   one tree.sh (and so one base unpack) at a time
+RUN_LOCK=$CACHE/run.lock
+TREE_LOCK=$CACHE/tree.lock
+
+# lock_who FILE: the holder of lock FILE, as it wrote itself there
+lock_who() {
+	local who
+	who=$(head -n 1 "$1" 2>/dev/null || true)
+	echo "${who:-another process (it did not say which)}"
+}
+
+# lock_take FD FILE NAME LABEL: flock FD (opened with >> on FILE, so that
+# nobody's open truncates the holder's line); when busy, first one line
+# saying whom it waits for. Then FILE names the holder: "LABEL (pid N)
+# since HH:MM:SS". Released when the last process with FD open ends.
+lock_take() {
+	if ! flock -n "$1"; then
+		log "waiting for the $3 lock held by $(lock_who "$2")"
+		flock "$1"
+	fi
+	printf '%s (pid %s) since %s\n' "$4" "$$" "$(date +%T)" > "$2"
+}
+
+# run_lock TARGET COMMAND: one run that builds or boots at a time. The
+# entry script (make test, make / demo, make bench, make stress, make
+# shell, make build) takes $RUN_LOCK for its whole life, named "make
+# TARGET" under make, else COMMAND, and exports XDP_PP_RUN_LOCKED
+# (its pid) and XDP_PP_RUN (that name): the scripts it calls skip the lock
+# (no deadlock) and name the run in their own lock lines. Busy: one line
+# ("busy: make test (pid N) since HH:MM:SS; wait for it or stop it") and
+# exit 1; RUN_LOCK_WAIT=1 waits, saying so. Children inherit the lock's fd:
+# the run is over when its last process is; the entry script stops its
+# children on Ctrl-C (INT) and TERM.
+run_lock() {
+	local holder=${XDP_PP_RUN_LOCKED:-} label pid pg stop
+	if [ -n "$holder" ] && kill -0 "$holder" 2>/dev/null; then return 0; fi
+	if [ -n "${MAKELEVEL:-}" ]; then label="make $1"; else label=$2; fi
+	mkdir -p "$CACHE"
+	exec {RUN_LOCK_FD}>>"$RUN_LOCK"
+	if ! flock -n "$RUN_LOCK_FD"; then
+		holder=$(lock_who "$RUN_LOCK")
+		pid=$(sed -n 's/.*(pid \([0-9]*\)).*/\1/p' <<<"$holder")
+		stop=$(sed -n 2p "$RUN_LOCK" 2>/dev/null || true)
+		if [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; then
+			# a process it left holds the lock: name them (not us)
+			exec {RUN_LOCK_FD}>&-
+			pid=$(fuser "$RUN_LOCK" 2>/dev/null | xargs || true)
+			holder+="; that pid is gone, its processes ${pid:-?} still hold the lock"
+			stop="kill ${pid:-them}"
+			exec {RUN_LOCK_FD}>>"$RUN_LOCK"
+		fi
+		if [ "${RUN_LOCK_WAIT:-0}" != 1 ]; then
+			echo "busy: $holder; wait for it or stop it (${stop:-kill ${pid:-it}}); RUN_LOCK_WAIT=1 waits" >&2
+			exit 1
+		fi
+		log "waiting for the run lock held by $holder (RUN_LOCK_WAIT=1)"
+		flock "$RUN_LOCK_FD"
+	fi
+	# how to stop the run: its process group when that is the run's own
+	# (make's under an interactive shell), else its entry script
+	pg=$(ps -o pgid= -p $$ 2>/dev/null | tr -d ' ' || true)
+	if [ -n "$pg" ] && { [ "$pg" = $$ ] || [ "$pg" = "$PPID" ]; }; then
+		stop="kill -TERM -- -$pg"
+	else
+		stop="kill $$"
+	fi
+	printf '%s (pid %s) since %s\n%s\n' "$label" $$ "$(date +%T)" "$stop" > "$RUN_LOCK"
+	export XDP_PP_RUN_LOCKED=$$ XDP_PP_RUN=$label
+}
+
+# stop_children: SIGTERM to every child of this script and their
+# descendants (kill_tree): an entry script's INT/TERM/EXIT trap, so that
+# Ctrl-C leaves no background job (a debootstrap, a build) running with
+# the locks it holds.
+stop_children() {
+	local c
+	for c in $(pgrep -P $$ 2>/dev/null); do kill_tree "$c"; done
+}
+
+# debian_archive_uri: the Debian archive of the machine's apt sources:
+# deb822 /etc/apt/sources.list.d/debian.sources (its first URIs:), else a
+# one-line /etc/apt/sources.list `deb` line for bookworm (a standard
+# installer's). Fails (no output) when there is none. scripts/setup-host.sh
+# and scripts/guest-root.sh take the archive from here.
+debian_archive_uri() {
+	local src=/etc/apt/sources.list.d/debian.sources uri=''
+	if [ -f "$src" ]; then
+		uri=$(awk '/^URIs:/{print $2; exit}' "$src")
+	fi
+	if [ -z "$uri" ] && [ -f /etc/apt/sources.list ]; then
+		uri=$(awk '$1=="deb" && $0 ~ /bookworm/ {for(i=2;i<=NF;i++) if ($i ~ /^[a-z]+:\/\//) {print $i; exit}}' /etc/apt/sources.list)
+	fi
+	[ -n "$uri" ] && echo "$uri"
+}
+
+# archive_reachable URI SUITE: 0 when URI's dists/SUITE/Release answers
+# within ~20 s (wget, what debootstrap fetches with; else curl; else
+# apt's own downloader). A URI that is not http(s) is not probed.
+archive_reachable() {
+	local url=$1/dists/$2/Release tmp rc=0
+	case $1 in http://*|https://*) ;; *) return 0 ;; esac
+	if command -v wget >/dev/null 2>&1; then
+		wget -q --spider -T 20 -t 1 "$url"
+	elif command -v curl >/dev/null 2>&1; then
+		curl -fsSL -m 20 -o /dev/null "$url" 2>/dev/null
+	elif [ -x /usr/lib/apt/apt-helper ]; then
+		tmp=$(mktemp)
+		timeout 30 /usr/lib/apt/apt-helper download-file "$url" "$tmp" >/dev/null 2>&1 || rc=$?
+		rm -f "$tmp"
+		return "$rc"
+	fi
+}
+
+# host_ready: the host packages (scripts/setup-host.sh --check), installed
+# when missing; before apt runs, the archive must answer (a machine without
+# network fails here in seconds, not in apt's retries).
+host_ready() {
+	"$REPO/scripts/setup-host.sh" --check >/dev/null 2>&1 && return 0
+	if [ "$(id -u)" = 0 ]; then
+		local uri
+		uri=$(debian_archive_uri) ||
+			die "host: packages missing and no Debian archive in /etc/apt/sources.list.d/debian.sources or /etc/apt/sources.list (fix: add a bookworm source)"
+		archive_reachable "$uri" bookworm ||
+			die "host: packages missing and the Debian archive $uri does not answer (fix: the network or proxy; scripts/setup-host.sh --check lists what is missing)"
+	fi
+	"$REPO/scripts/setup-host.sh"
+}
+
+# Disk a cold run writes in $CACHE, GiB, with margin. Measured, cold make
+# test of the 27-patch series (du, 2026-12-03): the base repository 2.1 GB
+# (unpacked tree + git objects), the series worktree 1.8 GB, the debug
+# build dir 4.0 GB (objects 1.0, vmlinux.o 0.8, .tmp_vmlinux1 0.7,
+# vmlinux.unstripped 0.7, vmlinux 0.3; modules, kselftests), the ccache it
+# filled 0.33 GB, the check worktree 1.8 GB + its W=1 build, the guest
+# root 0.26 GB: ~11 GB in all. preflight_disk asks ~17 GiB of a cold run
+# (1 GiB more for results and logs).
+DISK_BASE_GIB=3
+DISK_TREE_GIB=2
+DISK_BUILD_GIB=6
+DISK_CCACHE_GIB=1
+DISK_CHECK_GIB=3
+DISK_GUEST_GIB=1
+
+# cache_vroot: variant_root of the kernel repository without making it
+# (kernel_repo unpacks the base): $CACHE, or KDIR's own root.
+cache_vroot() {
+	if [ -n "${KDIR:-}" ]; then variant_root "$KDIR"; else echo "$CACHE"; fi
+}
+
+# need_disk GIB WHAT: die unless GIB GiB are free in $CACHE.
+need_disk() {
+	local avail
+	mkdir -p "$CACHE"
+	avail=$(df -Pk "$CACHE" | awk 'NR == 2 {print int($4 / 1048576)}')
+	[ "$avail" -ge "$1" ] ||
+		die "$2 needs ~$1 GiB free in $CACHE, which has $avail GiB (fix: free space, or set CACHE=<dir on a bigger disk>)"
+}
+
+# preflight_disk VARIANT [w1]: the space a run of VARIANT's $FLAVOUR kernel
+# still has to write in $CACHE (what is there already is not counted; w1:
+# and make test's W=1 gate), checked before anything is written.
+preflight_disk() {
+	local vroot need=1 what=''
+	vroot=$(cache_vroot)
+	_need() { need=$((need + $1)); what+="${what:+, }$2"; }
+	[ -n "${KDIR:-}" ] || [ -d "$BASE_REPO/.git" ] || _need "$DISK_BASE_GIB" base
+	[ -e "$vroot/$1/src/.git" ] || _need "$DISK_TREE_GIB" "$1 tree"
+	[ -f "$(flavour_root "$vroot" "$1")/build/arch/x86/boot/bzImage" ] ||
+		_need $((DISK_BUILD_GIB + DISK_CCACHE_GIB)) "$FLAVOUR build + ccache"
+	[ "${2:-}" != w1 ] || [ -e "$vroot/check/src/.git" ] ||
+		_need "$DISK_CHECK_GIB" "check tree + W=1 build"
+	compgen -G "$CACHE/guest-*/.xdp-pp-ready" >/dev/null || _need "$DISK_GUEST_GIB" "guest root"
+	need_disk "$need" "this run (${what:-results}${what:+ to make})"
 }

@@ -28,7 +28,14 @@ KSFT_TESTS (kselftest runner -t names), XRD_CASES (cases of the drv-net
 test, ksft -t patterns; "all": every case, ~20 min), VM_TIMEOUT, SKIP_GATES=1,
 KUNIT_EXPECT (base|series: what the KUnit module expects; default the variant),
 TEST_STRESS (1; 0: no stress), STRESS_* (to the guest's stress.sh, see
-scripts/stress.sh --help; STRESS_TIMEOUT bounds it in the guest, 2400 s).
+scripts/stress.sh --help; STRESS_TIMEOUT bounds it in the guest, 2400 s),
+RUN_LOCK_WAIT=1 (wait for a run already going instead of exit 1).
+First, in seconds: one run at a time ($CACHE/run.lock: make test, make,
+make bench, make stress, make shell, make build; busy: one line naming
+the run, exit 1), host packages, the disk the cold parts need (cold:
+~17 GiB free in $CACHE, ~11 GB written), the guest root's prerequisites;
+the guest root is made beside the build, its failure stops the run at once.
+Ctrl-C stops every step (background ones too) and frees the locks.
 Exit: 0 all passed, 1 a failure.
 U
 }
@@ -38,17 +45,66 @@ base|series) variant=${1:-series} ;;
 *) usage >&2; exit 1 ;;
 esac
 
-"$here/setup-host.sh" --check >/dev/null 2>&1 || "$here/setup-host.sh"
-# the guest root (debootstrap once, ~1 min, mostly download and unpack)
-# beside the base unpack and the build; vm.sh waits on its lock
+# One run at a time: a second make test would delete this one's results
+# while its VM writes them (busy: one line naming it, exit 1).
+if [ "$variant" = base ]; then run_lock test-base "scripts/test.sh base"
+else run_lock test "scripts/test.sh series"; fi
+# Ctrl-C, a TERM, or any exit stops every child (the guest root's
+# debootstrap too), so that no lock outlives the run
+test_tmp=$(mktemp -d)
+trap 'stop_children; rm -rf "$test_tmp"' EXIT
+trap 'log "test: interrupted, stopping"; stop_children; trap - INT; kill -INT $$' INT
+trap 'stop_children; exit 143' TERM HUP
+
+# Preflight, in seconds: host packages (installed when missing, the
+# archive checked first), the disk the cold parts still need, the guest
+# root's prerequisites (root, debootstrap, the archive answers).
+host_ready
+w1=''
+[ "$variant" != series ] || [ "${SKIP_GATES:-0}" = 1 ] || w1=w1
+preflight_disk "$variant" $w1
+"$here/guest-root.sh" --check
+
+# The guest root (debootstrap once, ~1 min) beside the base unpack, the
+# gates and the build; the steps up to the build run watched (run_step):
+# its failure stops them at once, not after the 30 min build.
 "$here/guest-root.sh" > /dev/null &
 guest_root=$!
+# guest_check: once the guest root job has ended, its failure ends the run
+guest_check() {
+	[ -n "$guest_root" ] && ! kill -0 "$guest_root" 2>/dev/null || return 0
+	local rc=0
+	wait "$guest_root" || rc=$?
+	guest_root=''
+	[ "$rc" = 0 ] ||
+		die "test: the guest root failed (error above), stopped before the VM (fix it, then make test again)"
+}
+# run_step CMD...: CMD in the background, waited for while the guest root
+# job is watched (a TERM or Ctrl-C is acted on at once: the trap stops
+# CMD); CMD's exit status.
+run_step() {
+	local pid rc=0
+	"$@" &
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null; do
+		guest_check
+		sleep 1
+	done
+	wait "$pid" || rc=$?
+	guest_check
+	return "$rc"
+}
 gates_failed=0
 if [ "$variant" = series ] && [ "${SKIP_GATES:-0}" != 1 ]; then
-	"$here/check.sh" --fast || gates_failed=1
+	run_step "$here/check.sh" --fast || gates_failed=1
 fi
 
-build=$("$here/build.sh" "$variant")
+run_step "$here/build.sh" "$variant" > "$test_tmp/build"
+build=$(cat "$test_tmp/build")
+# the guest root is needed next (the W=1 gate is the last step before
+# the VM): a failure still running into it ends the run here
+[ -z "$guest_root" ] || log "test: waiting for the guest root (scripts/guest-root.sh)"
+while [ -n "$guest_root" ]; do guest_check; sleep 1; done
 if [ "$variant" = series ] && [ "${SKIP_GATES:-0}" != 1 ]; then
 	# the hardware drivers cannot run here: every .c file the series
 	# touches (the NIC drivers among them) built with W=1 at the base and
@@ -65,7 +121,6 @@ expect=${KUNIT_EXPECT:-$variant}
 stress=$(suite_stress "$variant")
 suite_cmd "$build" "$expect" "$stress"
 export VM_TIMEOUT=${VM_TIMEOUT:-$SUITE_TIMEOUT}
-wait "$guest_root" || true # vm.sh reports a failure (it tries again)
 t0=$(date +%s)
 set +e
 "$here/vm.sh" "$build" "$out" "${SUITE[@]}"
@@ -89,6 +144,12 @@ else
 fi
 [ "$vm_rc" -eq 0 ] || echo "not ok - vm: exited $vm_rc" >> "$res"
 [ "$gates_failed" = 0 ] || echo "not ok - gates: scripts/check.sh (see above)" >> "$res"
+# no silent skips: a skip not in selftests/expected-skips (with its
+# reason) for this variant becomes "not ok - skip not allowed: ..."
+if ! "$here/skips.sh" --rewrite "$variant" "$res" &&
+   ! grep -q '^not ok - skip not allowed: ' "$res"; then
+	echo "not ok - skips: scripts/skips.sh could not judge the skips (see above)" >> "$res"
+fi
 grep -E '^(not )?ok' "$res" | sed 's/^/  /'
 skipped=$(grep -cE '^ok .*# *SKIP' "$res" || true)
 passed=$(( $(grep -cE '^ok ' "$res" || true) - skipped ))

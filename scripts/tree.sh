@@ -27,6 +27,7 @@ Environment:
   BASE    base commit-ish in KDIR (default HEAD; `base` tag for Debian).
   PATCHES patch directory of the series (default: patches/ of this repo).
   RFC_PATCHES patch directory of rfc (default: net-core/rfc/).
+One tree.sh at a time ($CACHE/tree.lock; a waiting one says for whom).
 Exit: 0 ok, 1 failure (a patch that does not apply is named).
 U
 }
@@ -36,6 +37,12 @@ base|rfc|series) variant=$1 ;;
 *) usage >&2; exit 1 ;;
 esac
 
+# one tree.sh at a time (make test's gates and build, make check, make
+# prep may ask at once): the base unpack (kernel_repo) and the worktree
+# are made under $TREE_LOCK
+mkdir -p "$CACHE"
+exec {tree_lock}>>"$TREE_LOCK"
+lock_take "$tree_lock" "$TREE_LOCK" tree "scripts/tree.sh $variant${XDP_PP_RUN:+ for $XDP_PP_RUN}"
 repo=$(kernel_repo)
 base=$(base_commit "$repo")
 root=$(variant_root "$repo")/$variant
