@@ -47,6 +47,8 @@ run it.
 U
 }
 case "${1:-}" in -h|--help) usage; exit 0 ;; esac
+# one run at a time (lib.sh run_lock)
+run_lock bench "scripts/bench.sh"
 
 "$here/setup-host.sh" --check >/dev/null 2>&1 || "$here/setup-host.sh"
 out=${BENCH_OUT:-$OUTS/bench}

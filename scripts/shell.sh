@@ -34,6 +34,8 @@ case "${1:-}" in
 base) variant=base ;;
 *) usage >&2; exit 1 ;;
 esac
+# one run at a time; exec vng below keeps the lock for the session
+run_lock shell "scripts/shell.sh $variant"
 [ -t 0 ] || die "shell: stdin is not a terminal (run make shell from an interactive shell)"
 need_tool vng "sudo scripts/setup-host.sh"
 build=$(flavour_root "$(variant_root "$(kernel_repo)")" "$variant")/build

@@ -53,6 +53,8 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
+# one run at a time (lib.sh run_lock)
+run_lock stress "scripts/stress.sh $variant"
 if [ "$short" = 1 ]; then
 	export VM_TIMEOUT=${VM_TIMEOUT:-1800}
 	suffix=-short

@@ -150,6 +150,10 @@ if ! "$here/skips.sh" --rewrite "$variant" "$res" &&
    ! grep -q '^not ok - skip not allowed: ' "$res"; then
 	echo "not ok - skips: scripts/skips.sh could not judge the skips (see above)" >> "$res"
 fi
+# which base this run tested (a pinned version gone from the archive
+# falls back to the newest: scripts/setup-host.sh, scripts/base.sh)
+echo "# base: $(base_version)" >> "$res"
+log "test: base: $(base_version)"
 grep -E '^(not )?ok' "$res" | sed 's/^/  /'
 skipped=$(grep -cE '^ok .*# *SKIP' "$res" || true)
 passed=$(( $(grep -cE '^ok ' "$res" || true) - skipped ))
