@@ -1316,23 +1316,37 @@ static void pp_busy_poll_other_napi(struct kunit *test)
 }
 
 /*
+ * A claim-lifetime case: napi[0] (threaded or busy-polled) owns pool 0;
+ * every API is returned in @c's context.  The env is the test's, for the
+ * case's own check of how many polls ran.
+ */
+static struct pp_env *pp_claim_case(struct kunit *test,
+				    const struct pp_case *c, bool threaded)
+{
+	struct pp_env *env = pp_setup(test, 1, threaded);
+
+	if (!threaded && !IS_ENABLED(CONFIG_NET_RX_BUSY_POLL))
+		kunit_skip(test, "CONFIG_NET_RX_BUSY_POLL=n");
+	pp_add_pool(test, env, 0, &env->napi[0], -1);
+	pp_check_all(test, env, c);
+	return env;
+}
+
+/*
  * Between two polls of a busy loop (loop_end, BH disabled): the claim of
  * the poll before is gone, list_owner is -1 -> ring on base and series (but
  * for the APIs 7.3 forces direct).  A claim that outlives its poll fails.
  */
 static void pp_busy_poll_between_polls(struct kunit *test)
 {
-	struct pp_env *env = pp_setup(test, 1, false);
+	struct pp_env *env;
 	struct pp_case c = {
 		.ctx = "busy loop, between polls", .run = pp_ctx_busy_poll_between,
 		.local = { false }, .softirq = 1, .serving = 0, .cpu = -1,
 		.owner = { PP_OWN_NONE },
 	};
 
-	if (!IS_ENABLED(CONFIG_NET_RX_BUSY_POLL))
-		kunit_skip(test, "CONFIG_NET_RX_BUSY_POLL=n");
-	pp_add_pool(test, env, 0, &env->napi[0], -1);
-	pp_check_all(test, env, &c);
+	env = pp_claim_case(test, &c, false);
 	KUNIT_EXPECT_GE(test, env->poll_calls, 2U);
 }
 
@@ -1342,17 +1356,14 @@ static void pp_busy_poll_between_polls(struct kunit *test)
  */
 static void pp_busy_poll_stop_poll(struct kunit *test)
 {
-	struct pp_env *env = pp_setup(test, 1, false);
+	struct pp_env *env;
 	struct pp_case c = {
 		.ctx = "busy_poll_stop() poll", .run = pp_ctx_busy_poll_stop,
 		.local = { !pp_base }, .softirq = 1, .serving = 0, .cpu = -1,
 		.owner = { pp_base ? PP_OWN_NONE : PP_OWN_SELF },
 	};
 
-	if (!IS_ENABLED(CONFIG_NET_RX_BUSY_POLL))
-		kunit_skip(test, "CONFIG_NET_RX_BUSY_POLL=n");
-	pp_add_pool(test, env, 0, &env->napi[0], -1);
-	pp_check_all(test, env, &c);
+	env = pp_claim_case(test, &c, false);
 	KUNIT_EXPECT_EQ(test, env->poll_calls, 2U);
 }
 
@@ -1366,7 +1377,7 @@ static void pp_busy_poll_stop_poll(struct kunit *test)
  */
 static void pp_busy_poll_missed_resched(struct kunit *test)
 {
-	struct pp_env *env = pp_setup(test, 1, false);
+	struct pp_env *env;
 	struct pp_case c = {
 		.ctx = "NET_RX poll after a MISSED reschedule in busy_poll_stop()",
 		.run = pp_ctx_busy_poll_missed,
@@ -1374,10 +1385,7 @@ static void pp_busy_poll_missed_resched(struct kunit *test)
 		.owner = { PP_OWN_SELF },
 	};
 
-	if (!IS_ENABLED(CONFIG_NET_RX_BUSY_POLL))
-		kunit_skip(test, "CONFIG_NET_RX_BUSY_POLL=n");
-	pp_add_pool(test, env, 0, &env->napi[0], -1);
-	pp_check_all(test, env, &c);
+	env = pp_claim_case(test, &c, false);
 	KUNIT_EXPECT_EQ(test, env->poll_calls, 3U);
 }
 
@@ -1388,7 +1396,7 @@ static void pp_busy_poll_missed_resched(struct kunit *test)
  */
 static void pp_threaded_napi_repoll(struct kunit *test)
 {
-	struct pp_env *env = pp_setup(test, 1, true);
+	struct pp_env *env;
 	struct pp_case c = {
 		.ctx = "threaded NAPI, poll after a full-budget poll",
 		.run = pp_ctx_threaded_repoll,
@@ -1396,8 +1404,7 @@ static void pp_threaded_napi_repoll(struct kunit *test)
 		.owner = { pp_base ? PP_OWN_NONE : PP_OWN_SELF },
 	};
 
-	pp_add_pool(test, env, 0, &env->napi[0], -1);
-	pp_check_all(test, env, &c);
+	env = pp_claim_case(test, &c, true);
 	KUNIT_EXPECT_EQ(test, env->poll_calls, 2U);
 }
 
