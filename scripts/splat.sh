@@ -33,15 +33,13 @@ itself: a WARN's message and its WARNING / kernel BUG line after its
 printed just before them, the Oops after a BUG: / kernel BUG at line,
 and KASAN's "in range" line after an Oops.
 
-Expected (both with pp_timer_fn of pp_decide_kunit in the trace):
-selftests/pp_decide's hard IRQ case returns a page from a hard hrtimer on
-purpose (see the case's comment), which gives
-  - the lockdep_assert_no_hardirq() WARNING at net/core/page_pool.c, and
-  - lockdep's "BUG: Invalid wait context" for the ring's producer_lock.
-Also expected: that WARNING with pp_poll_irqs_off in the trace, from the
-case that returns a page with interrupts disabled in the owner's poll; it
-warns only where the hard IRQ case did not warn first (base, which returns
-nothing from the timer by default: the warning is once per boot).
+Expected: the lockdep_assert_no_hardirq() WARNING at net/core/page_pool.c
+with pp_poll_irqs_off of pp_decide_kunit in the trace: selftests/pp_decide
+returns a page with interrupts disabled in the owner's poll on purpose
+(see the case's comment). With hardirq_return=1 its hard IRQ case returns
+a page from a hard hrtimer instead (pp_timer_fn in the trace), which gives
+that WARNING first (it is once per boot) and lockdep's "BUG: Invalid wait
+context" for the ring's producer_lock; both are expected too.
 A splat is expected only when it holds that one report and no other.
 
 Exit: 0 no unexpected splat, 1 at least one (or the log is missing).
@@ -154,8 +152,8 @@ for f in "$tmp"/[0-9][0-9][0-9]; do
 		title=$(head -1 "$f.t")
 	fi
 	if [ "$nrep" -eq 1 ] && grep -q 'pp_decide_kunit' "$f"; then
-		# pp_decide's hard IRQ case returns a page from a hard hrtimer
-		# on purpose: lockdep_assert_no_hardirq() warns in
+		# pp_decide's hard IRQ case, with hardirq_return=1, returns a
+		# page from a hard hrtimer: lockdep_assert_no_hardirq() warns in
 		# __page_pool_put_page() (inlined into
 		# page_pool_put_unrefed_netmem()), and lockdep reports the
 		# ring's producer_lock (a spinlock_t) taken in hard IRQ context
@@ -167,8 +165,7 @@ for f in "$tmp"/[0-9][0-9][0-9]; do
 			echo "splat (expected: pp_decide hard IRQ return): $title"
 			continue
 		fi
-		# its IRQs-off case: the same warning, where the hard IRQ
-		# case did not trigger it first
+		# its IRQs-off case: the same warning (the default run)
 		if grep -q 'pp_poll_irqs_off' "$f" && grep -qE "$pp_assert" <<<"$title"; then
 			expected=$((expected + 1))
 			echo "splat (expected: pp_decide return with IRQs off): $title"

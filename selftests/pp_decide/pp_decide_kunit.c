@@ -65,7 +65,7 @@ MODULE_PARM_DESC(bench_loops, "API calls per benchmark measurement (1..2000000)"
 static bool hardirq_return;
 module_param(hardirq_return, bool, 0444);
 MODULE_PARM_DESC(hardirq_return,
-		 "hardirq case on base: really return one page from a hard hrtimer (the series always does; outside the page_pool API contract, see the case's comment)");
+		 "hardirq case: really return one page from a hard hrtimer (outside the page_pool API contract, see the case's comment)");
 
 /* Expectation for the APIs that 7.3 runs with napi_direct=true. */
 static bool pp_base;
@@ -2282,31 +2282,29 @@ static void pp_frame_bulk_mixed(struct kunit *test)
 /*
  * Hard IRQ nested in the owner's NAPI poll, on the owner CPU.
  *
- * 7.3 has no run-time guard against this: page_pool_napi_local() tests
- * in_softirq(), which is still true in a hardirq that interrupted the poll,
- * and list_owner is this CPU, so the decision would say "local".  The only
- * check is lockdep_assert_no_hardirq() at the top of __page_pool_put_page(),
- * i.e. page_pool must not be called from hard IRQ at all (the ring path
- * takes producer_lock with plain spin_lock() when in_softirq(), which would
- * deadlock against the interrupted softirq holding it).  So by default the
- * case returns nothing from the timer on base: it proves the context
+ * Neither 7.3 nor the series has a run-time guard against this:
+ * page_pool_napi_local() tests in_softirq(), which is still true in a
+ * hardirq that interrupted the poll, and list_owner is this CPU, so the
+ * decision says "local".  The only check is lockdep_assert_no_hardirq() at
+ * the top of __page_pool_put_page(): page_pool must not be called from hard
+ * IRQ at all (the ring path takes producer_lock with plain spin_lock() when
+ * in_softirq(), which would deadlock against an interrupted holder).  So by
+ * default the case returns nothing from the timer: it proves the context
  * (hardirq, on the owner CPU, in_softirq() true, list_owner == CPU) and
- * that the cache and ring were untouched.  On the series (or with
- * hardirq_return=1 on base) it really returns one page from the timer -
- * only safe here because the poll is spinning and holds neither the cache
- * nor the ring lock - and asserts that it went to the ring, not the cache
- * (page_pool_napi_local() rejects hard IRQ; 7.3 is expected to fail).  On a
- * lockdep kernel that return triggers the documented
- * lockdep_assert_no_hardirq() warning in __page_pool_put_page(), once per
- * boot; the harness's splat check expects exactly that warning, with
- * pp_timer_fn in its trace.
+ * that the cache and ring were untouched.  With hardirq_return=1 it really
+ * returns one page from the timer - only safe here because the poll is
+ * spinning and holds neither the cache nor the ring lock - and asserts
+ * that it went to the cache: what a driver that broke the contract would
+ * get.  On a lockdep kernel that return triggers the documented
+ * lockdep_assert_no_hardirq() warning, which scripts/splat.sh expects
+ * with pp_timer_fn in its trace.
  */
 static void pp_hardirq_in_owner_poll(struct kunit *test)
 {
 	struct pp_env *env = pp_setup(test, 1, false);
 	struct page_pool_stats before[PP_MAX_POOL], after[PP_MAX_POOL];
 	const struct pp_where *w = &env->timer_where;
-	bool do_return = hardirq_return || !pp_base;
+	bool do_return = hardirq_return;
 	u64 cached, ring;
 	int err;
 
@@ -2342,27 +2340,20 @@ static void pp_hardirq_in_owner_poll(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, env->job.done);
 	kunit_info(test, "page returned from hardirq -> cached +%llu ring +%llu\n",
 		   cached, ring);
-	KUNIT_EXPECT_EQ_MSG(test, cached, 0ULL,
-			    "a page returned from hard IRQ went into the lockless cache");
-	KUNIT_EXPECT_EQ_MSG(test, ring, 1ULL,
-			    "a page returned from hard IRQ did not reach the ring");
+	KUNIT_EXPECT_EQ(test, cached, 1ULL);
+	KUNIT_EXPECT_EQ(test, ring, 0ULL);
 }
 
 /*
  * Interrupts disabled inside the owner's NAPI poll, on the owner CPU, not
- * in a hard IRQ: in_softirq() is true and list_owner is this CPU, so 7.3's
- * page_pool_napi_local() (no interrupt test at all) says "local" and the
- * page goes to the lockless cache, and so would a net fix 2 that tested
- * in_hardirq().  The series tests irqs_disabled() once an owner matched:
- * the page goes to the ring.  The case tells those two forms of the fix
- * apart, which pp_hardirq_in_owner_poll cannot (in_hardirq() and
- * irqs_disabled() are both true in a hard IRQ).  Returning with interrupts
- * disabled is outside the page_pool contract: lockdep_assert_no_hardirq()
- * warns, once per boot.  The case runs after the hard IRQ case, which on
- * the series has already given that warning and a lockdep report (after
- * which lockdep is off), so here it is silent; on base (hardirq_return=0)
- * the warning comes from this case, with pp_poll_irqs_off in its trace
- * (scripts/splat.sh expects it).
+ * in a hard IRQ: in_softirq() is true and list_owner is this CPU, so
+ * page_pool_napi_local() (no interrupt test, on 7.3 and on the series)
+ * says "local" and the page goes to the lockless cache.  Returning with
+ * interrupts disabled is outside the page_pool contract (drivers must not
+ * touch page_pool in netpoll's budget-0 poll, which runs with IRQs off):
+ * lockdep_assert_no_hardirq() warns, once per boot, with pp_poll_irqs_off
+ * in its trace (scripts/splat.sh expects it).  The case pins that the
+ * series changes nothing here.
  */
 static int pp_ctx_napi_poll_irqs_off(struct pp_env *env)
 {
@@ -2375,7 +2366,7 @@ static void pp_irqs_off_in_owner_poll(struct kunit *test)
 	struct pp_case c = {
 		.ctx = "owner NAPI poll, IRQs disabled",
 		.run = pp_ctx_napi_poll_irqs_off,
-		.local = { pp_base }, .softirq = 1, .serving = 1, .cpu = -1,
+		.local = { true }, .softirq = 1, .serving = 1, .cpu = -1,
 		.owner = { PP_OWN_SELF },
 	};
 
