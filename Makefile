@@ -27,10 +27,10 @@ smoke: ## seconds: every target starts (--help), every make X in the README is a
 	$(S)/smoke.sh
 
 bench: ## base vs RFC vs series benchmark under QEMU icount; tables, plot, target verdicts
-	$(S)/bench.sh
+	$(S)/bench/bench.sh
 
 bench-nic: ## real NIC, running kernel: NETIF= REMOTE= REMOTE_IF= (see --help)
-	$(S)/bench-nic.sh
+	$(S)/bench/bench-nic.sh
 
 build: ## build the series kernel only
 	$(S)/build.sh series

@@ -27,7 +27,8 @@ is the benchmark kernel.
 Builds reproducibly (KBUILD_BUILD_TIMESTAMP from the tree's HEAD author
 date; user, host and build count fixed) and writes the kernel's content
 id to <variant root>/build.id ("bzImage X modules Y", the first 16 hex
-digits of their sha256), which qemu-check.sh prints and BUILD_ID checks.
+digits of their sha256), which scripts/forensics/qemu-check.sh prints
+and its BUILD_ID checks.
 Prints the build dir. One build at a time ($CACHE/build.lock: the tree,
 the stamp test and the build under it; a waiting build says for whom);
 on its own (make build) it also takes the run lock of make test & co

@@ -55,7 +55,7 @@ O=${O:-$CACHE/build}
 #                         base + net-core/rfc/*.patch, perf flavour, for
 #                         make bench)
 #   <vroot>/<v>/pp_bench  the series' page_pool bench module built for
-#                         variant v's kernel (bench.sh)
+#                         variant v's kernel (bench/bench.sh)
 #   <vroot>/check/{build,ok,drv}          per-patch build gates (check.sh)
 #   $CACHE/guest-<hash>   the guest root (guest-root.sh); $CACHE/ccache
 #   $TOOLS                host-built tools the VM sees at /tools
@@ -254,13 +254,13 @@ vng_args() {
 
 # suite_stress VARIANT: 1 when make test's VM run of VARIANT takes the short
 # stress (the series, unless TEST_STRESS=0), else 0 (scripts/test.sh,
-# scripts/qemu-check.sh)
+# scripts/forensics/qemu-check.sh)
 suite_stress() {
 	if [ "$1" = series ] && [ "${TEST_STRESS:-1}" = 1 ]; then echo 1; else echo 0; fi
 }
 
 # suite_cmd BUILD EXPECT [STRESS]: set the array SUITE to the guest command
-# of make test's VM run (scripts/test.sh; scripts/qemu-check.sh
+# of make test's VM run (scripts/test.sh; scripts/forensics/qemu-check.sh
 # WORKLOAD=suite runs the same): scripts/guest/run-tests.sh with KUnit's
 # expectation EXPECT (base|series), the kselftests and the drv-net cases,
 # and with STRESS=1 the short stress (scripts/guest/stress.sh --short) in

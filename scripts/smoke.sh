@@ -14,7 +14,8 @@ usage: scripts/smoke.sh
 
 Checks, without building or booting anything:
   - every target of the Makefile (make help's list) expands (make -n);
-  - every scripts/*.sh a target runs prints its usage with --help, exit 0;
+  - every script a target runs (scripts/*.sh, scripts/bench/*.sh, ...)
+    prints its usage with --help, exit 0;
   - every `make X` in README.md is a Makefile target.
 Prints one ok/not ok line per check and "N passed, N failed".
 Exit: 0 all pass, 1 a failure.

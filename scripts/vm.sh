@@ -53,7 +53,7 @@ cd "$guest"
 # QEMU runs in a session of its own (setsid), so that it is not in the
 # terminal's process group: Ctrl-C reaches this script, whose trap then
 # kills the whole session (vng and QEMU) - on Ctrl-C, on SIGTERM from a
-# caller (a failing sibling VM in bench.sh), on the timeout, on any exit.
+# caller (a failing sibling VM in bench/bench.sh), on the timeout, on any exit.
 # A new session is also a new scheduler autogroup, which starts at nice 0
 # whatever this process's nice is (sched_autogroup_enabled: nice only
 # weighs within a group), so a VM started under `nice -n 19` would take

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * busy_poll - a UDP socket that busy polls its NAPI, for the bench's
- * busy poll cases (scripts/guest/bench.sh).
+ * busy poll cases (scripts/bench/guest/bench.sh).
  *
  * usage: busy_poll ADDR PORT BUDGET
  *

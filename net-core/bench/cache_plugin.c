@@ -5,8 +5,8 @@
  * guest's memory accesses, each access and miss attributed to the guest
  * *virtual* address of the instruction that made it (so that kernel
  * symbols in System.map name them). Written for the xdp-pp harness
- * (scripts/cache-plugin.sh builds it, scripts/cache-report.py reads its
- * output); not derived from QEMU's contrib/plugins/cache.c.
+ * (scripts/bench/cache-plugin.sh builds it, scripts/bench/cache-report.py
+ * reads its output); not derived from QEMU's contrib/plugins/cache.c.
  *
  * Arguments (-plugin xdp-cache.so,arg=value,...; QEMU splits on commas):
  *   out=PATH        CSV output (required), written at each window's close

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * cache_selftest.c - a bare-metal multiboot guest (32-bit, no paging) for
- * scripts/cache-selftest.sh: known memory patterns inside windows opened
+ * scripts/bench/cache-selftest.sh: known memory patterns inside windows opened
  * and closed by cw_start()/cw_stop(), so that the cache plugin's counts
  * (net-core/bench/cache_plugin.c) can be checked against exact figures.
  *   window 1: 10 passes over a 16 KiB array warmed before (fits L1D)

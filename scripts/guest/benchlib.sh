@@ -1,5 +1,6 @@
 #!/bin/bash
-# benchlib.sh - sourced by scripts/guest/bench.sh and scripts/bench-nic.sh.
+# benchlib.sh - sourced by scripts/guest/stress.sh, and for make bench by
+# scripts/bench/guest/{bench,cachewin}.sh and scripts/bench/bench-nic.sh.
 #   napi_cost_load OBJDIR FN...  loads OBJDIR/napi_cost-FN.o for each FN
 #                                (net-core/bench/napi_cost.bpf.c), pinned
 #                                under /sys/fs/bpf/napi_cost/FN/{p,m}

@@ -1,4 +1,5 @@
-# inguest.sh - sourced first by every scripts/guest/*.sh: they run only
+# inguest.sh - sourced first by every guest script (scripts/guest/*.sh,
+# scripts/bench/guest/*.sh, scripts/forensics/guest/*.sh): they run only
 # inside the harness's VM (scripts/vm.sh, scripts/shell.sh: this repo at
 # /xdp-pp over 9p, results at /out). On any other machine they would mount
 # filesystems, change sysctls and tracing, or move NICs between netns: they

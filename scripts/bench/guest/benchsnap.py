@@ -35,7 +35,9 @@ import socket
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# ynlfind.py (and ppstats.py) live with the core's guest scripts: scripts/guest/
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                '..', '..', 'guest'))
 from ppstats import netdev_pp_stats  # noqa: E402 pylint: disable=wrong-import-position
 import ynlfind  # noqa: E402 pylint: disable=wrong-import-position
 

@@ -13,12 +13,12 @@
 # it would upgrade the installed libglib). Nothing is installed or upgraded.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=lib.sh
-. "$here/lib.sh"
+# shellcheck source=../lib.sh
+. "$here/../lib.sh"
 
 usage() {
 	cat <<'U'
-usage: scripts/cache-plugin.sh [--force] [--help]
+usage: scripts/bench/cache-plugin.sh [--force] [--help]
 
 Builds the data-cache TCG plugin net-core/bench/cache_plugin.c against the
 qemu-plugin.h of the installed qemu-system-x86 and prints the path of the
@@ -31,7 +31,7 @@ Downloaded on first use, into $CACHE/qemu-plugin/ (never into the repo):
   deleted after use), and libglib2.0-dev's .deb of the installed glib
   version (apt-get download; dpkg -x, not installed).
 Plugin arguments: see the comment at the top of net-core/bench/cache_plugin.c,
-or scripts/cache-report.py --help for the whole recipe.
+or scripts/bench/cache-report.py --help for the whole recipe.
 Environment: CACHE (~/.cache/xdp-pp), CC (gcc).
 Exit: 0 built (or up to date), 1 failure, 4 skip (no QEMU, or a QEMU
 without TCG plugin support).

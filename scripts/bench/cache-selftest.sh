@@ -4,24 +4,25 @@
 # patterns in three windows, run under QEMU TCG with the plugin.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=lib.sh
-. "$here/lib.sh"
+# shellcheck source=../lib.sh
+. "$here/../lib.sh"
 
 usage() {
 	cat <<'U'
-usage: scripts/cache-selftest.sh [--help]
+usage: scripts/bench/cache-selftest.sh [--help]
 
 Builds net-core/bench/cache_selftest.c (32-bit multiboot, gcc -m32) and the
-plugin (scripts/cache-plugin.sh), runs the guest under qemu-system-x86_64
-(TCG, 1 s) with the plugin in several configurations and compares each
-window's accesses / L1D misses / L2 misses with what the access pattern
-implies (32 KiB 8-way L1D, 1 MiB 16-way L2, 64-byte lines):
+plugin (scripts/bench/cache-plugin.sh), runs the guest under
+qemu-system-x86_64 (TCG, 1 s) with the plugin in several configurations and
+compares each window's accesses / L1D misses / L2 misses with what the
+access pattern implies (32 KiB 8-way L1D, 1 MiB 16-way L2, 64-byte lines):
   window 1  friendly: 10 passes over a warm 16 KiB array: ~0 misses
   window 2  hostile: 2 passes, 64-byte stride over 4 MiB: every access misses
   window 3  window 1 after window 2 evicted it: 256 misses (16 KiB / 64)
 model=armed (cold at window 1), an 8 KiB 4-way L1D (the array thrashes it)
-and 2 vCPUs (the locked path), with icache=on too, are checked, and that scripts/cache-report.py
-names hostile() and friendly() for those misses. Files in $CACHE/qemu-plugin/selftest.
+and 2 vCPUs (the locked path), with icache=on too, are checked, and that
+scripts/bench/cache-report.py names hostile() and friendly() for those
+misses. Files in $CACHE/qemu-plugin/selftest.
 Exit: 0 all figures as expected, 1 a mismatch or failure, 4 skip (no
 QEMU plugin support).
 U

@@ -6,8 +6,8 @@
 # the other vCPU, fed by pktgen; every static-key flip (here: net_timestamp
 # via SO_TIMESTAMP sockets) patches jump labels. A TCG that executes a
 # half-patched instruction Oopses with "int3". Prints one result line.
-# shellcheck source=inguest.sh
-. "${BASH_SOURCE[0]%/*}/inguest.sh" # inside the harness VM only
+# shellcheck source=../../guest/inguest.sh
+. "${BASH_SOURCE[0]%/*}/../../guest/inguest.sh" # inside the harness VM only
 set -uo pipefail
 . /xdp-pp/scripts/guest/netsetup.sh
 ROUNDS=${TEXTPOKE_ROUNDS:-200}

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # cache-run.sh - one VM under the cache plugin: boot a built kernel with
-# 1 vCPU and -icount, run a scripts/guest/cachewin.sh case, report.
+# 1 vCPU and -icount, run a scripts/bench/guest/cachewin.sh case, report.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=lib.sh
-. "$here/lib.sh"
+# shellcheck source=../lib.sh
+. "$here/../lib.sh"
 
 # the return path of the egress-drop case, base and series names
 # (xdp_return_frame_rx_napi / xdp_return_frame_bulk, page_pool's put side)
@@ -16,16 +16,16 @@ EGRESS_RE="^(bq_enqueue|dev_map_enqueue|bq_xmit_all|dev_map_bpf_prog_run|__dev_f
 
 usage() {
 	cat <<U
-usage: scripts/cache-run.sh <build dir> <out dir> <cachewin.sh args...>
+usage: scripts/bench/cache-run.sh <build dir> <out dir> <cachewin.sh args...>
 
-Builds the plugin (scripts/cache-plugin.sh), boots <build dir>'s kernel
+Builds the plugin (scripts/bench/cache-plugin.sh), boots <build dir>'s kernel
 (scripts/vm.sh, VM_CPUS=1, VM_ICOUNT=1) with
   -plugin <so>,out=<out dir>/cache.csv,map=<build dir>/System.map,
           start=tracing_mark_write,stop=tracing_mark_raw_write[,\$CACHE_PLUGIN_ARGS]
-runs "bash /xdp-pp/scripts/guest/cachewin.sh <args>" in it, e.g.
+runs "bash /xdp-pp/scripts/bench/guest/cachewin.sh <args>" in it, e.g.
   egress-drop [N=20000] [WARM=5000] [REPS=1]   the bench's redirect-map-egress-drop
   dd BS:COUNT...                                dd if=/dev/zero of=/dev/null, a window each
-and writes <out dir>/cache-report.txt (scripts/cache-report.py: the table
+and writes <out dir>/cache-report.txt (scripts/bench/cache-report.py: the table
 and the "cache case=... fn=... accesses= misses= pkts=" lines, with the
 groups "return" (the return path: $RETURN_RE)
 and "egress" (the devmap egress side, enqueue to flush, and the returns:
@@ -62,8 +62,8 @@ popts="$so,out=$out/cache.csv,map=$map,start=tracing_mark_write,stop=tracing_mar
 start=$(date +%s)
 VM_CPUS=1 VM_ICOUNT=1 VM_TIMEOUT=${VM_TIMEOUT:-3600} \
 	VM_QEMU_OPTS="${VM_QEMU_OPTS:+$VM_QEMU_OPTS }-plugin $popts" \
-	"$here/vm.sh" "$build" "$out" env CACHEWIN_HOSTILE="${CACHEWIN_HOSTILE:-0}" \
-	bash /xdp-pp/scripts/guest/cachewin.sh "$@"
+	"$REPO/scripts/vm.sh" "$build" "$out" env CACHEWIN_HOSTILE="${CACHEWIN_HOSTILE:-0}" \
+	bash /xdp-pp/scripts/bench/guest/cachewin.sh "$@"
 log "cache-run: VM done in $(($(date +%s) - start)) s"
 [ -s "$out/cache.csv" ] || die "cache-run: the plugin wrote no $out/cache.csv"
 [ -s "$out/cachewin.txt" ] || die "cache-run: the guest wrote no $out/cachewin.txt"

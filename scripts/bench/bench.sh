@@ -5,17 +5,17 @@
 # issue's target verdicts.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=lib.sh
-. "$here/lib.sh"
+# shellcheck source=../lib.sh
+. "$here/../lib.sh"
 
 usage() {
 	cat <<'U'
-usage: scripts/bench.sh
+usage: scripts/bench/bench.sh
 
 Builds base, rfc (base + net-core/rfc/*.patch: the Nov 2025 upstream RFC's
 change, reconstructed) and series (cached, FLAVOUR=perf), boots each under
-QEMU TCG with -icount shift=0 and 1 vCPU, runs scripts/guest/bench.sh, then
-scripts/bench-report.py. The three VMs run at the same time (one QEMU
+QEMU TCG with -icount shift=0 and 1 vCPU, runs scripts/bench/guest/bench.sh,
+then scripts/bench/bench-report.py. The three VMs run at the same time (one QEMU
 each on the 2 host cores): under icount a figure counts that VM's own
 guest instructions whatever the host load; BENCH_PARALLEL=2 runs two,
 then the third. Results: $BENCH_OUT (default $CACHE/out/bench):
@@ -32,14 +32,14 @@ Environment: REPEATS (5), PACKETS (50000, test_run cases), VPKTS (30000,
   (the rfc patch directory, default net-core/rfc), BENCH_VARIANTS
   (kernels to run, default "base rfc series"; base is required),
   BENCH_PARALLEL (VMs at a time, 3), BENCH_CACHE (3: egress-drop runs
-  per kernel under the TCG data-cache model, scripts/cache-run.sh, the
+  per kernel under the TCG data-cache model, scripts/bench/cache-run.sh, the
   memory measure of the report; 0 skips it), PP_BENCH_MODULE (series: the
   series' page_pool bench module built for every kernel, so all three
   run the same test code; own: each kernel's own module, 7.3's lacks the
   softirq and NAPI-aware runs), VM_QEMU_OPTS (more QEMU options for
   every VM), BENCH_WALL=1 to add one wall-clock run per
   kernel (labelled: noise), BENCH_NIC_VM=1 to also run
-  scripts/bench-nic.sh (the real-NIC mode) inside each VM against the
+  scripts/bench/bench-nic.sh (the real-NIC mode) inside each VM against the
   virtio loop (a check of that path), KDIR/BASE as for make test.
 Exit: 0 done (missed targets included: see the verdicts), 1 a build, a
 VM or the determinism check failed. Not a test: `make test` and CI never
@@ -48,9 +48,9 @@ U
 }
 case "${1:-}" in -h|--help) usage; exit 0 ;; esac
 # one run at a time (lib.sh run_lock)
-run_lock bench "scripts/bench.sh"
+run_lock bench "scripts/bench/bench.sh"
 
-"$here/setup-host.sh" --check >/dev/null 2>&1 || "$here/setup-host.sh"
+"$REPO/scripts/setup-host.sh" --check >/dev/null 2>&1 || "$REPO/scripts/setup-host.sh"
 out=${BENCH_OUT:-$OUTS/bench}
 tools=$TOOLS
 mkdir -p "$out" "$tools"
@@ -78,7 +78,7 @@ for v in "${variants[@]}"; do
 done
 builds=()
 for v in "${variants[@]}"; do
-	builds+=("$(FLAVOUR=perf "$here/build.sh" "$v")")
+	builds+=("$(FLAVOUR=perf "$REPO/scripts/build.sh" "$v")")
 done
 
 # The page_pool bench module of the series tree (patch 0012 adds its
@@ -87,7 +87,7 @@ done
 # pp_bench rows then compare the kernels on the same test code.
 pp_src=
 if [ "${PP_BENCH_MODULE:-series}" = series ]; then
-	pp_src=$("$here/tree.sh" series)/tools/testing/selftests/net/bench/page_pool
+	pp_src=$("$REPO/scripts/tree.sh" series)/tools/testing/selftests/net/bench/page_pool
 	[ -f "$pp_src/bench_page_pool_simple.c" ] || pp_src=
 fi
 i=0
@@ -119,7 +119,7 @@ par=${BENCH_PARALLEL:-3}
 [[ "$par" =~ ^[1-9][0-9]*$ ]] || die "bench: BENCH_PARALLEL=$par is not a positive number"
 modes=(icount ${BENCH_WALL:+wall} ${BENCH_NIC_VM:+nicvm})
 # The memory measure, the last mode: each kernel's egress-drop windows
-# under the TCG data-cache model (scripts/cache-run.sh), BENCH_CACHE runs
+# under the TCG data-cache model (scripts/bench/cache-run.sh), BENCH_CACHE runs
 # per kernel; their "cache case=... fn=..." lines go to
 # $out/<variant>/cache.txt, which the report tables and judges. The plugin
 # is built first, so that a failing build stops the bench before its runs.
@@ -131,7 +131,7 @@ if [ "$ncache" -gt 0 ]; then
 	if [ "$prc" -eq 4 ]; then
 		log "bench: no TCG plugin support in this QEMU: the memory measure is skipped"
 	elif [ "$prc" -ne 0 ]; then
-		die "bench: the cache-model plugin does not build (scripts/cache-plugin.sh)"
+		die "bench: the cache-model plugin does not build (scripts/bench/cache-plugin.sh)"
 	else
 		modes+=(cache)
 	fi
@@ -157,15 +157,15 @@ run_variant() { # variant build mode
 	[ "$mode" = wall ] && icount=0
 	rm -rf "$d"
 	if [ "$mode" = nicvm ]; then
-		# scripts/bench-nic.sh in the VM: its results land in
+		# scripts/bench/bench-nic.sh in the VM: its results land in
 		# $d/<label>-nic; the label it detects must be this variant's
 		# (an rfc kernel looks like base to it: told by LABEL)
 		local label=()
 		[ "$v" = rfc ] && label=(LABEL=rfc)
 		VM_ICOUNT=1 VM_CPUS=1 VM_TOOLS=$tools VM_TIMEOUT=${VM_TIMEOUT:-5400} \
-			"$here/vm.sh" "$build" "$d" env "${label[@]}" \
+			"$REPO/scripts/vm.sh" "$build" "$d" env "${label[@]}" \
 			NIC_NOTE="VM: virtio_net loop, pktgen in a netns, QEMU -icount shift=0" \
-			bash /xdp-pp/scripts/guest/bench-nic-vm.sh > "$d.console" 2>&1 ||
+			bash /xdp-pp/scripts/bench/guest/bench-nic-vm.sh > "$d.console" 2>&1 ||
 			{ tail -30 "$d.console" >&2; log "bench: $v (nicvm) run failed"; return 1; }
 		[ -f "$d/$v-nic/bench.txt" ] ||
 			{ log "bench: bench-nic.sh in the $v VM did not label its run $v"; return 1; }
@@ -174,12 +174,12 @@ run_variant() { # variant build mode
 		return 0
 	fi
 	VM_ICOUNT=$icount VM_CPUS=1 VM_TOOLS=$tools VM_TIMEOUT=${VM_TIMEOUT:-5400} \
-		"$here/vm.sh" "$build" "$d" env REPEATS="${REPEATS:-5}" \
+		"$REPO/scripts/vm.sh" "$build" "$d" env REPEATS="${REPEATS:-5}" \
 		SECTIONS="${SECTIONS:-run napi profile pp_bench pp_decide}" \
 		PACKETS="${PACKETS:-50000}" VPKTS="${VPKTS:-30000}" BURST="${BURST:-32}" \
 		NAPI_CASES="${NAPI_CASES:-}" \
 		PROFILE_FNS="$PROFILE_FNS" \
-		bash /xdp-pp/scripts/guest/bench.sh > "$d.console" 2>&1 ||
+		bash /xdp-pp/scripts/bench/guest/bench.sh > "$d.console" 2>&1 ||
 		{ tail -30 "$d.console" >&2; log "bench: $v ($mode) run failed"; return 1; }
 }
 # Every VM dies with the run: a failing one takes the others down, and

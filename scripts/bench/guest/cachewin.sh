@@ -9,7 +9,7 @@
 # writes those files. Both writes are bash builtins (no fork, a few
 # thousand guest instructions in the window).
 #
-# Sourced (". /xdp-pp/scripts/guest/cachewin.sh"), it defines:
+# Sourced (". /xdp-pp/scripts/bench/guest/cachewin.sh"), it defines:
 #   cachewin_init [FILE]      start a window log (default $CACHEWIN_OUT or
 #                             /out/cachewin.txt), truncated; checks tracefs
 #   cachewin_open / cachewin_close
@@ -33,7 +33,8 @@
 # window of the boot goes through these functions and cachewin_init is
 # called once per boot.
 #
-# Run as a script: the standalone cases of scripts/cache-report.py's recipe:
+# Run as a script: the standalone cases of scripts/bench/cache-report.py's
+# recipe:
 #   cachewin.sh egress-drop [N] [WARM] [REPS]
 #       the bench's redirect-map-egress-drop case (pktgen on the second NIC
 #       -> NETIF, xdp-bench redirect-map -X -A drop NETIF NETIF); with
@@ -44,8 +45,8 @@
 #       (each run once before, outside the windows; "pkts" = COUNT)
 # Output in /out: cachewin.txt, cachewin-kallsyms.txt, xb-cachewin.log.
 
-# shellcheck source=inguest.sh
-. "${BASH_SOURCE[0]%/*}/inguest.sh" # inside the harness VM only
+# shellcheck source=../../guest/inguest.sh
+. "${BASH_SOURCE[0]%/*}/../../guest/inguest.sh" # inside the harness VM only
 CACHEWIN_MARK=${CACHEWIN_MARK:-/sys/kernel/tracing}
 CACHEWIN_OUT=${CACHEWIN_OUT:-/out/cachewin.txt}
 
@@ -105,9 +106,9 @@ _cachewin_main() {
 	case "$what" in
 	egress-drop)
 		local n=${1:-20000} warm=${2:-5000} reps=${3:-1} hog=''
-		# shellcheck source=netsetup.sh
+		# shellcheck source=../../guest/netsetup.sh
 		. /xdp-pp/scripts/guest/netsetup.sh
-		# shellcheck source=benchlib.sh
+		# shellcheck source=../../guest/benchlib.sh
 		. /xdp-pp/scripts/guest/benchlib.sh
 		xdp_pp_netsetup || return 1
 		cachewin_init "$CACHEWIN_OUT" || return 1

@@ -17,13 +17,14 @@
 #   ftrace  the function tracer on/off over up to 12 hot functions (fentry)
 # panic_on_oops is set, so an Oops stops the VM with the Oops on the
 # console (vng boots with panic=-1, QEMU runs with -no-reboot); the host
-# (scripts/vm.sh, scripts/splat.sh, scripts/qemu-check.sh) fails the boot.
+# (scripts/vm.sh, scripts/splat.sh, scripts/forensics/qemu-check.sh) fails
+# the boot.
 # Prints a "textpoke-dense:" line per slice and a last one with the flip
 # count (a flip: one key/tracer state change, i.e. one patch batch).
 # Exit: 0 done, 1 an int3 report in the kernel log or a workload error,
 # 4 fewer than 2 vCPUs.
-# shellcheck source=inguest.sh
-. "${BASH_SOURCE[0]%/*}/inguest.sh" # inside the harness VM only
+# shellcheck source=../../guest/inguest.sh
+. "${BASH_SOURCE[0]%/*}/../../guest/inguest.sh" # inside the harness VM only
 set -uo pipefail
 SECS=${DENSE_SECONDS:-300}
 SLICE=${DENSE_SLICE:-30}

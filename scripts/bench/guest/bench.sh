@@ -3,8 +3,8 @@
 # measurement in /out/bench.txt:
 #   case=<name> rep=<i> value=<x> unit=<u> cached=<n> ring=<n>
 # Under QEMU -icount shift=0, guest nanoseconds are guest instructions.
-# shellcheck source=inguest.sh
-. "${BASH_SOURCE[0]%/*}/inguest.sh" # inside the harness VM only
+# shellcheck source=../../guest/inguest.sh
+. "${BASH_SOURCE[0]%/*}/../../guest/inguest.sh" # inside the harness VM only
 set -uo pipefail
 REPEATS=${REPEATS:-5}
 PACKETS=${PACKETS:-200000}
@@ -60,7 +60,7 @@ done
 # packet spent in the polls, whatever share of the one vCPU the sender
 # takes (pktgen's own rate is sender-bound and only recorded as pps=).
 . /xdp-pp/scripts/guest/benchlib.sh
-SNAP=/xdp-pp/scripts/guest/benchsnap.py
+SNAP=/xdp-pp/scripts/bench/guest/benchsnap.py
 if want napi || want profile; then
 	# the sender NIC back in this netns: pktgen needs it here
 	ip netns exec remote ip link set "$REMOTE_IF" netns 1
@@ -81,7 +81,7 @@ BURST=${BURST:-32}
 # by a busy poller (net-core/bench/busy_poll.c on the frames' UDP port,
 # told its NAPI by a first burst before XDP is attached); the case is
 # then named MODE:NAME and its lines carry busy=<packets busy polled>.
-NAPIMODE=/xdp-pp/scripts/guest/napimode.py
+NAPIMODE=/xdp-pp/scripts/bench/guest/napimode.py
 busy_rx() {
 	awk '/^TcpExt:/ { if (!h) { for (i = 2; i <= NF; i++) n[i] = $i; h = 1 }
 		else for (i = 2; i <= NF; i++) if (n[i] == "BusyPollRxPackets") print $i }' /proc/net/netstat
@@ -179,7 +179,7 @@ napi_cost_unload
 fi
 
 # 2b. where the egress-drop poll's instructions go: each function of
-# PROFILE_FNS (set by scripts/bench.sh, which builds their -DPLAIN objects
+# PROFILE_FNS (set by scripts/bench/bench.sh, which builds their -DPLAIN objects
 # into /tools/profile) timed alone over one pktgen run. Raw figures: every
 # traced call also pays the trampoline between the two timestamps; the
 # report calibrates it out with bpf_fentry_test1() (net/bpf/test_run.c, the
@@ -201,7 +201,7 @@ if want profile; then
 	xdp_pp_pg "$REMOTE_IF" "count 5000"
 	xdp_pp_pg pgctrl start
 	n=${VPKTS:-20000}
-	for fn in ${PROFILE_FNS:?set by scripts/bench.sh}; do
+	for fn in ${PROFILE_FNS:?set by scripts/bench/bench.sh}; do
 		napi_cost_unload
 		if ! napi_cost_load /tools/profile "$fn" 2>/dev/null; then
 			echo "profile case=redirect-map-egress-drop fn=$fn absent" >> "$OUT"
@@ -216,7 +216,7 @@ if want profile; then
 fi
 
 # 3. page_pool bench module (softirq runs incl. NAPI-aware): the series'
-# module built for this kernel when scripts/bench.sh made one (the same
+# module built for this kernel when scripts/bench/bench.sh made one (the same
 # test code in every kernel), else this kernel's own
 ko=/variant/pp_bench/bench_page_pool.ko
 [ -f "$ko" ] || ko=/variant/kselftest/net/bench/page_pool/bench_page_pool.ko

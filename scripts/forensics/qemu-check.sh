@@ -1,33 +1,34 @@
 #!/usr/bin/env bash
 # qemu-check.sh - is this QEMU dependable for the harness? Boots a test
 # kernel N times under TCG and runs one workload per boot: make test's
-# guest suite, scripts/guest/textpoke.sh (XDP attach/detach and static-key
-# flips under traffic) or scripts/guest/textpoke-dense.sh (static keys,
-# tracepoints and ftrace sites flipped back to back on vCPU 0 while the
-# other vCPUs run them); counts boots that crashed, hung or failed.
+# guest suite, scripts/forensics/guest/textpoke.sh (XDP attach/detach and
+# static-key flips under traffic) or scripts/forensics/guest/textpoke-dense.sh
+# (static keys, tracepoints and ftrace sites flipped back to back on vCPU 0
+# while the other vCPUs run them); counts boots that crashed, hung or failed.
 # Bookworm's QEMU 7.2 was seen to Oops with "int3" at jump-label and
 # bpf_dispatcher sites; the harness installs QEMU 10 (scripts/setup-host.sh).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 export FLAVOUR=${FLAVOUR:-debug}
-# shellcheck source=lib.sh
-. "$here/lib.sh"
+# shellcheck source=../lib.sh
+. "$here/../lib.sh"
 
 usage() {
 	cat <<'U'
-usage: scripts/qemu-check.sh [BOOTS]
+usage: scripts/forensics/qemu-check.sh [BOOTS]
 
 BOOTS (default 3) boots of a kernel (BUILD, default the series build of
 $FLAVOUR, default debug) under the QEMU of QEMU_BIN (default:
 qemu-system-x86_64 on PATH), each running one WORKLOAD:
   textpoke  (default) TEXTPOKE_ROUNDS (200) XDP attach/detach rounds and
             SO_TIMESTAMP static-key flips under pktgen traffic
-            (scripts/guest/textpoke.sh)
+            (scripts/forensics/guest/textpoke.sh)
   dense     DENSE_SECONDS (300) of back-to-back live patching on vCPU 0:
             sched_schedstats, timer_migration, 5 tracepoints, the function
             tracer on 12 functions, in DENSE_SLICE (30) s slices of
             DENSE_PHASES ("sched timer tp ftrace"), while the other vCPUs run
-            those sites; panic_on_oops (scripts/guest/textpoke-dense.sh)
+            those sites; panic_on_oops
+            (scripts/forensics/guest/textpoke-dense.sh)
   suite     make test's VM run: the same guest command as scripts/test.sh
             (scripts/guest/run-tests.sh, same kselftests, drv-net cases,
             short stress (with KUNIT_EXPECT=series; TEST_STRESS=0: none)
@@ -51,7 +52,7 @@ KSFT_TESTS, XRD_CASES, OUT (default $CACHE/out/qemu-check-<workload>;
 boot i in OUT/i, its host log OUT/i.log).
 Example, bookworm's 7.2 unpacked (dpkg -x) in Q with its firmware in F:
   QEMU_BIN=Q/usr/bin/qemu-system-x86_64 QEMU_DATA=F WORKLOAD=dense \
-    scripts/qemu-check.sh 5
+    scripts/forensics/qemu-check.sh 5
 Exit: 0 every boot ok, 1 a boot crashed, hung or failed (or did not
 start), 4 every boot skipped (the workload could not run).
 U
@@ -66,14 +67,14 @@ build=${BUILD:-$(flavour_root "$(variant_root "$(kernel_repo)")" series)/build}
 build=$(cd "$build" && pwd)
 case $workload in
 textpoke)
-	cmd=(env TEXTPOKE_ROUNDS="${TEXTPOKE_ROUNDS:-200}" bash /xdp-pp/scripts/guest/textpoke.sh)
+	cmd=(env TEXTPOKE_ROUNDS="${TEXTPOKE_ROUNDS:-200}" bash /xdp-pp/scripts/forensics/guest/textpoke.sh)
 	tag='^textpoke:'
 	timeout=${VM_TIMEOUT:-900} ;;
 dense)
 	secs=${DENSE_SECONDS:-300}
 	cmd=(env DENSE_SECONDS="$secs" DENSE_SLICE="${DENSE_SLICE:-30}"
 	     DENSE_PHASES="${DENSE_PHASES:-sched timer tp ftrace}"
-	     bash /xdp-pp/scripts/guest/textpoke-dense.sh)
+	     bash /xdp-pp/scripts/forensics/guest/textpoke-dense.sh)
 	tag='^textpoke-dense: [0-9]+ flips'
 	timeout=${VM_TIMEOUT:-$((secs + 2100))} ;;
 suite)
@@ -119,7 +120,7 @@ for ((i = 1; i <= boots; i++)); do
 	t0=$(date +%s)
 	rc=0
 	env ${extra[@]+"${extra[@]}"} VM_TIMEOUT="$timeout" \
-		"$here/vm.sh" "$build" "$d" "${cmd[@]}" > "$hl" 2>&1 || rc=$?
+		"$REPO/scripts/vm.sh" "$build" "$d" "${cmd[@]}" > "$hl" 2>&1 || rc=$?
 	t=$(( $(date +%s) - t0 ))
 	times+=("$t")
 	con=$d/console.log

@@ -23,7 +23,9 @@ import os
 import socket
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# ynlfind.py (and ppstats.py) live with the core's guest scripts: scripts/guest/
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                '..', '..', 'guest'))
 import ynlfind  # noqa: E402 pylint: disable=wrong-import-position
 
 DEFER_HARD_IRQS = 100

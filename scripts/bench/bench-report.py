@@ -3,11 +3,12 @@
 """bench-report.py OUT_DIR - base | RFC | series tables (bench.md), plot (bench.png)
 and the issue's target verdicts.
 
-Reads OUT_DIR/<kernel>-{icount,wall}/bench.txt written by scripts/guest/bench.sh
-and OUT_DIR/<kernel>-nic/bench.txt written by scripts/bench-nic.sh, for the
-kernels base, rfc (base + net-core/rfc: the upstream RFC's change) and series
-(base + patches/); a kernel that did not run gets '-' cells. Costs are per
-packet/op (lower is better); pps figures are turned into ns/pkt (1e9/pps).
+Reads OUT_DIR/<kernel>-{icount,wall}/bench.txt written by
+scripts/bench/guest/bench.sh and OUT_DIR/<kernel>-nic/bench.txt written by
+scripts/bench/bench-nic.sh, for the kernels base, rfc (base + net-core/rfc:
+the upstream RFC's change) and series (base + patches/); a kernel that did
+not run gets '-' cells. Costs are per packet/op (lower is better); pps
+figures are turned into ns/pkt (1e9/pps).
 Under -icount shift=0 a guest ns is a guest instruction.
 
 Every table has base | RFC | series | RFC/base | series/base. spread =
@@ -618,14 +619,14 @@ def main():
     verdict = []
     for mode, title in (('icount', 'QEMU -icount shift=0, 1 vCPU: guest ns = guest instructions'),
                         ('wall', 'wall-clock under TCG emulation: NOISE, not performance'),
-                        ('nic', 'real NIC (scripts/bench-nic.sh): wall-clock, ns/pkt = 1e9/pps')):
+                        ('nic', 'real NIC (scripts/bench/bench-nic.sh): wall-clock, ns/pkt = 1e9/pps')):
         files = {k: read_bench(os.path.join(out, f'{k}-{mode}', 'bench.txt')) for k in KERNELS}
         rows, bad = table(files, mode)
         if not rows and not (mode == 'icount' and any(f.profile for f in files.values())):
             continue
         note = next((files[k].note for k in KERNELS if files[k].note), None)
         if mode == 'nic' and note:
-            title = f'scripts/bench-nic.sh, {note} (ns/pkt = 1e9/pps; napi: rows are NAPI poll cost)'
+            title = f'scripts/bench/bench-nic.sh, {note} (ns/pkt = 1e9/pps; napi: rows are NAPI poll cost)'
         det_bad += bad
         md.append(f'### {title}\n')
         md.append('Kernels: ' + ', '.join(f'{NAME[k]} ' + ('ran' if files[k].present else 'not run')

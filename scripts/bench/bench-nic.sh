@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # bench-nic.sh - the benchmark matrix on a real NIC, for the running kernel.
 # Run it once booted into the base kernel and once into the series kernel;
-# scripts/bench-report.py then puts the two side by side.
+# scripts/bench/bench-report.py then puts the two side by side.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=lib.sh
-. "$here/lib.sh"
+# shellcheck source=../lib.sh
+. "$here/../lib.sh"
 
 usage() {
 	cat <<'U'
-usage: NETIF=<dut if> REMOTE=<ssh host> REMOTE_IF=<its if> scripts/bench-nic.sh
+usage: NETIF=<dut if> REMOTE=<ssh host> REMOTE_IF=<its if> scripts/bench/bench-nic.sh
 
 Runs on the device under test (root), booted into the base or the series
 kernel. The traffic generator is xdp-trafficgen on REMOTE (over ssh),
@@ -28,7 +28,7 @@ completion).
 Results: $BENCH_OUT/<label>-nic/bench.txt, label = LABEL or detected
 (base when the kernel still exports xdp_return_frame_rx_napi, else series;
 the rfc kernel of net-core/rfc keeps that symbol: run it with LABEL=rfc).
-With base and another label present, `scripts/bench-report.py $BENCH_OUT`
+With base and another label present, `scripts/bench/bench-report.py $BENCH_OUT`
 prints the table (bench.md) and plot.
 Environment: NETIF, REMOTE, REMOTE_IF (required); OUT_IF (NETIF),
   REMOTE_SH (ssh -o BatchMode=yes $REMOTE: how to run a command on the
@@ -149,7 +149,7 @@ tg_stop() {
 	wait "$tg_pid" 2>/dev/null || true
 	tg_pid=
 }
-SNAP=$REPO/scripts/guest/benchsnap.py
+SNAP=$REPO/scripts/bench/guest/benchsnap.py
 rate() { # xdp-bench log, first line, last line: mean top-level rx/s
 	sed -n "$2,$3p" "$1" | python3 "$SNAP" rate Summary "$NETIF->$OUT_IF" "$NETIF->xppv0" "$NETIF->?"
 }

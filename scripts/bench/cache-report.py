@@ -18,8 +18,9 @@ programs and trampolines, JIT) go under "?", user-space addresses
 kernel: every symbol plus
 "?", without "[user]" (--include-user adds it).
 
-Windows: --cachewin FILE (written in the guest by scripts/guest/cachewin.sh;
-lines "cachewin window=<n> case=<name> pkts=<n> role=warm|measure") reports
+Windows: --cachewin FILE (written in the guest by
+scripts/bench/guest/cachewin.sh; lines "cachewin window=<n> case=<name>
+pkts=<n> role=warm|measure") reports
 each measure window on its own, with its case name and packet count (with
 --sum: one report per case, its measure windows and packets added up). Else
 --window picks the windows to add up (default: the last closed one) and
@@ -351,7 +352,7 @@ def main():
     ap.add_argument('--window', default='last', help='N[,N...], last or all (summed)')
     ap.add_argument('--pkts', type=int, default=0)
     ap.add_argument('--case', default='-')
-    ap.add_argument('--cachewin', help='window file of scripts/guest/cachewin.sh')
+    ap.add_argument('--cachewin', help='window file of scripts/bench/guest/cachewin.sh')
     ap.add_argument('--fns', default='')
     ap.add_argument('--insns', default='',
                     help='F1,F2: per-instruction lines of these functions and their '
