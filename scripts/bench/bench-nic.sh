@@ -96,7 +96,7 @@ POLL_FN=${POLL_FN:-$(poll_fn "$NETIF")}
 fns=$(printf '%s\n' "$POLL_FN" "$(poll_fn "$OUT_IF")" veth_poll | awk 'NF && !seen[$0]++')
 napi=0
 modprobe veth 2>/dev/null || true	# veth_poll must be in BTF to attach
-. "$REPO/scripts/guest/benchlib.sh"
+. "$REPO/scripts/benchlib.sh"
 objs=${NAPI_COST_OBJS:-}
 if [ -z "$objs" ] && [ -n "$POLL_FN" ] && command -v clang >/dev/null; then
 	objs=$out

@@ -97,8 +97,8 @@ mkdir -p "$LOGS"
 
 # shellcheck source=netsetup.sh
 . /xdp-pp/scripts/guest/netsetup.sh
-# shellcheck source=benchlib.sh
-. /xdp-pp/scripts/guest/benchlib.sh
+# shellcheck source=../benchlib.sh
+. /xdp-pp/scripts/benchlib.sh
 
 # ---- netlink (ynl): found by scripts/guest/ynlfind.py (KSRC, /variant/src,
 # else the kselftest install's copy)

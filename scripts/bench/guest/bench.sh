@@ -59,7 +59,7 @@ done
 # times the receiver's NAPI polls: under icount, guest instructions per
 # packet spent in the polls, whatever share of the one vCPU the sender
 # takes (pktgen's own rate is sender-bound and only recorded as pps=).
-. /xdp-pp/scripts/guest/benchlib.sh
+. /xdp-pp/scripts/benchlib.sh
 SNAP=/xdp-pp/scripts/bench/guest/benchsnap.py
 if want napi || want profile; then
 	# the sender NIC back in this netns: pktgen needs it here

@@ -108,8 +108,8 @@ _cachewin_main() {
 		local n=${1:-20000} warm=${2:-5000} reps=${3:-1} hog=''
 		# shellcheck source=../../guest/netsetup.sh
 		. /xdp-pp/scripts/guest/netsetup.sh
-		# shellcheck source=../../guest/benchlib.sh
-		. /xdp-pp/scripts/guest/benchlib.sh
+		# shellcheck source=../../benchlib.sh
+		. /xdp-pp/scripts/benchlib.sh
 		xdp_pp_netsetup || return 1
 		cachewin_init "$CACHEWIN_OUT" || return 1
 		# the sender NIC back in this netns: pktgen needs it here (as bench.sh)

@@ -1,6 +1,7 @@
 #!/bin/bash
-# benchlib.sh - sourced by scripts/guest/stress.sh, and for make bench by
-# scripts/bench/guest/{bench,cachewin}.sh and scripts/bench/bench-nic.sh.
+# benchlib.sh - functions only (sourcing it changes nothing): sourced in
+# the VM by scripts/guest/stress.sh and scripts/bench/guest/{bench,cachewin}.sh,
+# on a NIC host by scripts/bench/bench-nic.sh.
 #   napi_cost_load OBJDIR FN...  loads OBJDIR/napi_cost-FN.o for each FN
 #                                (net-core/bench/napi_cost.bpf.c), pinned
 #                                under /sys/fs/bpf/napi_cost/FN/{p,m}
@@ -11,8 +12,6 @@
 #                                (LOG-2); their pids in XB_PIDS
 #   xdp_bench_stop               SIGINT to them, wait, XB_PIDS emptied
 # benchsnap.py snap reads what napi_cost counts.
-# shellcheck source=inguest.sh
-. "${BASH_SOURCE[0]%/*}/inguest.sh" # inside the harness VM only
 NAPI_COST_DIR=/sys/fs/bpf/napi_cost
 
 XB_PIDS=
