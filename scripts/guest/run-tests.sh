@@ -8,8 +8,9 @@
 #   2. with TEST_STRESS=1, the short stress (stress.sh --short: the three
 #      redirect drop paths under topology churn; results in /out/stress),
 #      in this boot: a second boot of the debug kernel costs minutes,
-#   3. the out-of-tree KUnit module selftests/pp_decide, last: its hard IRQ
-#      case makes lockdep report (expected) and turn itself off.
+#   3. the reproducer of the napi_stop_kthread() net fix (series only),
+#   4. the out-of-tree KUnit module selftests/pp_decide, last: its IRQs-off
+#      case makes lockdep warn (expected).
 # Every component's KTAP goes to /out/<component>.tap; leaf results are
 # collected in /out/results.tap as "ok - ..." / "not ok - ..." lines.
 # shellcheck source=inguest.sh
@@ -123,10 +124,19 @@ run_stress() {
 	fi
 }
 
+# The reproducer of the net fix for napi_stop_kthread() (series only: 7.3
+# hangs there, and a hung write cannot be killed).
+run_napi_threaded() {
+	[ "$EXPECT" = series ] || return 0
+	log "running napi threaded off ($NETIF)"
+	bash /xdp-pp/scripts/guest/napi-threaded-off.sh "$NETIF" >> "$OUT/results.tap" 2>&1
+}
+
 setup_net || { echo "not ok - setup: network" >> "$OUT/results.tap"; }
 dmesg > "$OUT/dmesg.before"
 run_kselftests
 run_stress
+run_napi_threaded
 run_kunit
 dmesg > "$OUT/dmesg.after"
 # kernel splats are judged on the host (scripts/splat.sh on the whole log,

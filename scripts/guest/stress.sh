@@ -42,8 +42,8 @@ Environment (full / --short or STRESS_SHORT=1):
   STRESS_STEP_TIMEOUT (300): a topology change still running after it is
     a hang: its kernel stack is saved, the run FAILs at once, naming it
   STRESS_THREADED_STALL (60): a threaded=0 write still waiting after it
-    with traffic on gets pktgen paused until it returns (7.3 waits for
-    a NAPI kthread that repolls at full budget); counted in the result
+    with traffic on is an error (7.3 waits for a NAPI kthread that
+    repolls at full budget); pktgen is paused until the write returns
   STRESS_MODES (all six / redirect-map-egress-drop redirect-cpu-drop
   veth-drop)  STRESS_OUT (/out/stress.txt)
   STRESS_LOGS (/out/stress-logs)  KSRC (a kernel tree with tools/net/ynl;
@@ -415,20 +415,19 @@ sysfs_write() { # LABEL FILE VALUE [SECS HOOK NOTE], bounded (bounded_stall)
 }
 # Turning threaded NAPI off under traffic: 7.3's napi_stop_kthread() clears
 # NAPI_STATE_THREADED and then waits (msleep loop, rtnl and the netdev
-# lock held) for the kthread to drop SCHED_THREADED, which it does only
-# when a poll completes the instance. While every poll uses its whole
-# budget (a receiver slower than the sender: the skb path on the debug
-# kernel), napi_threaded_poll_loop() repolls and never completes, so the
-# write waits for the traffic to end (net-core/upstream/napi-stop-kthread-hang.txt).
-# Not what this run is about: after THREADED_STALL s with traffic on,
-# pktgen is paused until the write returns (counted, reported, and the
-# time it took); a write that does not return once the traffic stopped
-# is still a hang (STEP_TIMEOUT from the write's start).
+# lock held) for the kthread to drop SCHED_THREADED, which it did only when
+# a poll completed the instance: while every poll used its whole budget,
+# the write waited for the traffic to end. The series' net fix (patches/04-*)
+# hands a repolling instance to NET_RX once THREADED is clear. A write
+# still waiting after THREADED_STALL s with traffic on is an error; pktgen
+# is then paused so that the run can go on and report it; a write that does
+# not return once the traffic stopped is a hang (STEP_TIMEOUT).
 THREADED_STALL=${STRESS_THREADED_STALL:-60}
 TH_OFF=0 TH_OFF_WAITED=0 TH_OFF_RELEASE_MAX=0 TH_PAUSED_AT=
 th_pause() { # LABEL ELAPSED: threaded_off's stall hook; fails if no traffic runs
 	[ -n "$PG_JOB" ] || return 1
 	say "  $1: still waiting after $2 s under traffic (napi_stop_kthread() waits for a NAPI kthread that repolls at full budget); pausing pktgen"
+	err "$1: threaded=0 still waiting after $2 s under traffic"
 	pg_stop
 	TH_PAUSED_AT=$(date +%s)
 	TH_OFF_WAITED=$(( TH_OFF_WAITED + 1 ))
