@@ -85,6 +85,7 @@ static void (*pp_rx_napi)(struct xdp_frame *xdpf);
 #define PP_NR_FRAGS		3
 #define PP_PKT_LEN		64
 #define PP_WAIT			(5 * HZ)
+#define PP_MIGRATE_POLLS	100000	/* polls to wait for a migration */
 #define PP_SPIN_NS		(2 * NSEC_PER_SEC)
 #define PP_TIMER_NS		(20 * NSEC_PER_USEC)
 #define PP_BENCH_MAX_LOOPS	2000000U
@@ -209,6 +210,8 @@ struct pp_env {
 	unsigned int budget_call;	/* returns budget: not completed */
 	unsigned int resched_call;	/* napi_schedule() before completing */
 	unsigned int loop_end_calls;	/* busy poll loop_end calls */
+	unsigned int job_cpu1;		/* job only on CPU job_cpu1 - 1 (0: any):
+					 * polls elsewhere return budget */
 
 	/* work item pinned to one CPU */
 	struct work_struct work;
@@ -443,6 +446,19 @@ static int pp_poll(struct napi_struct *napi, int budget)
 		return 0;
 	}
 	call = ++env->poll_calls;
+	/* A case that wants the job on another CPU: repoll until the
+	 * kthread got there (bounded).
+	 */
+	if (fn && env->job_cpu1 &&
+	    smp_processor_id() != env->job_cpu1 - 1) {
+		if (call < PP_MIGRATE_POLLS)
+			return budget;
+		env->err = -ETIMEDOUT;
+		env->poll_fn = NULL;
+		napi_complete_done(napi, 0);
+		complete(&env->poll_done);
+		return 0;
+	}
 	/* A busy poller calls the poll at least twice (the loop,
 	 * busy_poll_stop()): the job runs in one call only, the first
 	 * unless a case picked another (job_call).
@@ -769,6 +785,38 @@ static int pp_ctx_threaded_repoll(struct pp_env *env)
 	napi_schedule(&env->napi[0]);
 	local_bh_enable();
 	return pp_poll_plan_wait(env);
+}
+
+/*
+ * Threaded NAPI whose kthread moves to another CPU between two polls: the
+ * kthread runs on CPU a, its polls return budget until it runs on CPU b
+ * (set_cpus_allowed_ptr() from here, effective at the kthread's next
+ * preemption point between polls); the job runs in the first poll on b.
+ */
+static int pp_ctx_threaded_migrated(struct pp_env *env)
+{
+	struct task_struct *t = READ_ONCE(env->napi[0].thread);
+	int a, b, err, err2;
+
+	a = cpumask_first(cpu_online_mask);
+	b = cpumask_next(a, cpu_online_mask);
+	if (!t || b >= nr_cpu_ids)
+		return -EOPNOTSUPP;
+	err = set_cpus_allowed_ptr(t, cpumask_of(a));
+	if (err)
+		return err;
+	pp_poll_plan(env, 0, 0, 0);
+	env->job_cpu1 = b + 1;
+	local_bh_disable();
+	napi_schedule(&env->napi[0]);
+	local_bh_enable();
+	err = set_cpus_allowed_ptr(t, cpumask_of(b));
+	err2 = pp_poll_plan_wait(env);
+	env->job_cpu1 = 0;
+	set_cpus_allowed_ptr(t, cpu_possible_mask);
+	if (!err2 && env->poll_where.cpu != b)
+		err2 = -EXDEV;
+	return err ?: err2;
 }
 
 /* BH disabled, napi[0] scheduled on this CPU but its poll not yet run. */
@@ -1406,6 +1454,27 @@ static void pp_threaded_napi_repoll(struct kunit *test)
 
 	env = pp_claim_case(test, &c, true);
 	KUNIT_EXPECT_EQ(test, env->poll_calls, 2U);
+}
+
+/*
+ * Threaded NAPI, the job in the first poll after the kthread moved to
+ * another CPU: each poll claims the CPU it runs on -> cached on the series,
+ * list_owner that CPU.  A claim made once per kthread wake-up (outside the
+ * poll loop) would still name the old CPU: ring, and the old CPU's softirqs
+ * could recycle into the pool while the kthread refills it elsewhere.
+ */
+static void pp_threaded_napi_migrated(struct kunit *test)
+{
+	struct pp_case c = {
+		.ctx = "threaded NAPI, poll after the kthread moved CPU",
+		.run = pp_ctx_threaded_migrated,
+		.local = { !pp_base }, .softirq = 1, .serving = 0, .cpu = -1,
+		.owner = { pp_base ? PP_OWN_NONE : PP_OWN_SELF },
+	};
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs 2 online CPUs");
+	pp_claim_case(test, &c, true);
 }
 
 /*
@@ -2396,6 +2465,7 @@ static struct kunit_case pp_decide_cases[] = {
 	KUNIT_CASE(pp_busy_poll_stop_poll),
 	KUNIT_CASE(pp_busy_poll_missed_resched),
 	KUNIT_CASE(pp_threaded_napi_repoll),
+	KUNIT_CASE(pp_threaded_napi_migrated),
 	KUNIT_CASE(pp_mixed_pool_bulk_in_poll),
 	KUNIT_CASE(pp_bulk_cache_fills),
 	KUNIT_CASE(pp_bulk_page_refs),
