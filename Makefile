@@ -42,13 +42,13 @@ setup: ## install host packages (root, apt pins) and the guest root
 unsetup: ## undo setup's apt changes (xdp-pp sources + pin file); packages stay
 	$(S)/setup-host.sh --remove
 
-export: ## regenerate patches/ from the kernel work tree (WORK=...)
+export: ## regenerate patches/NN-name/, one dir per unit of net-core/covers/ (WORK=...)
 	$(S)/export.sh
 
-prep: ## ready to post: your identity, To/Cc, changes, range-diff (out/prep/vN)
+prep: ## each unit ready to post: prefix, cover, To/Cc, you (KDIR= UNITS= VERSION=)
 	$(S)/prep.sh
 
-send: ## dry run of posting what make prep made (never sends)
+send: ## dry run of posting what make prep made, per unit (never sends)
 	$(S)/send.sh
 
 shell: ## interactive VM on the series kernel (the repo, NICs, the variant root mounted)

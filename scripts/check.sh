@@ -2,8 +2,9 @@
 # check.sh - NIPA-style series gates, one function per check, each with a
 # one-line verdict. --fast runs the cheap ones (used by `make test`).
 #
-#   format      net fixes (Fixes: tags) first, then bpf-next; <= 15 patches
-#               and a cover letter (when > 2) per series
+#   format      the units of patches/ match net-core/covers (count,
+#               prefix, cover letter, <= 15 patches each); fixes units
+#               (net, *-net: Fixes: tags) before the -next ones
 #   signoff     every patch has a Signed-off-by
 #   checkpatch  checkpatch.pl --strict per patch: 0 errors, 0 warnings, 0 checks
 #   kdoc        scripts/kernel-doc -none on touched files: no new warnings
@@ -136,38 +137,59 @@ on_err() { # status command
 }
 
 check_format() {
-	# patches/ holds the net fixes (subject "[PATCH net ...]", Fixes: tags)
-	# followed by the bpf-next series: NIPA's limits per series
-	local d=${PATCHES:-$REPO/patches} p net=0 next=0 seen_next=0
-	for p in "${patches[@]}"; do
-		if grep -q '^Subject: \[PATCH net ' "$p"; then
-			net=$((net + 1))
-			[ "$seen_next" = 0 ] || problem "$(basename "$p"): a net fix after the bpf-next part"
-			grep -q '^Fixes: [0-9a-f]\{12\} ("' "$p" ||
-				problem "$(basename "$p"): net patch without a Fixes: tag"
-		else
-			next=$((next + 1)); seen_next=1
-			! grep -q '^Fixes: ' "$p" ||
-				problem "$(basename "$p"): Fixes: tag in the bpf-next part (fixes go first, for net)"
-		fi
-	done
-	if [ "$net" -gt 15 ] || [ "$next" -gt 15 ]; then
-		problem "more than 15 patches in a series (net $net, bpf-next $next)"
-	fi
-	if [ "$next" -gt 2 ] && [ ! -f "$d/0000-cover-letter.cover" ]; then
-		problem "no cover letter beside the $next bpf-next patches"
-	fi
-	if [ "$net" -gt 2 ] && [ ! -f "$d/0000-net-cover-letter.cover" ]; then
-		problem "no cover letter beside the $net net patches"
-	fi
+	# patches/ holds the units (net-core/covers/NN-name.txt, export.sh):
+	# each matches its cover, carries its prefix, has a cover letter and
+	# NIPA's limit of 15 patches; a fixes tree's units (net, *-net) have
+	# a Fixes: tag on every patch and come before the -next units, which
+	# have none
+	local d=${PATCHES:-$REPO/patches} c u p n fix=0 next=0 seen_next=0 nu=0 tree msg
+	local -a ps
+	[ -n "$(unit_dirs "$d")" ] || fail "no unit directories NN-name/ in ${d#"$REPO"/} (make export)"
+	[ -n "$(unit_covers)" ] || fail "no cover sources ${COVERS#"$REPO"/}/NN-name.txt"
+	while IFS= read -r c; do
+		msg=$( { cover_read "$c"; } 2>&1 >/dev/null ) || problem "${msg#error: }"
+	done < <(unit_covers)
 	fail_on_problems
-	pass "$net net fixes first, $next bpf-next patches"
+	while IFS= read -r c; do
+		cover_read "$c"
+		u=$d/$U_NAME nu=$((nu + 1))
+		[ -d "$u" ] || { problem "$U_NAME: no ${u#"$REPO"/} (make export)"; continue; }
+		mapfile -t ps < <(unit_patches "$u")
+		n=${#ps[@]}
+		[ "$n" = "$U_PATCHES" ] || problem "$U_NAME: $n patches, its cover says Patches: $U_PATCHES"
+		[ "$n" -le 15 ] || problem "$U_NAME: $n patches, more than 15 in one series"
+		grep -q "^Subject: \[$U_PREFIX 0*/$n\] " "$u/0000-cover-letter.patch" 2>/dev/null ||
+			problem "$U_NAME: 0000-cover-letter.patch missing or not \"[$U_PREFIX 0/$n] ...\""
+		tree=$(unit_tree "$U_PREFIX")
+		if unit_fixes "$tree"; then
+			fix=$((fix + n))
+			[ "$seen_next" = 0 ] || problem "$U_NAME: a unit for $tree after a -next unit (fixes go first)"
+		else
+			next=$((next + n)) seen_next=1
+		fi
+		for p in ${ps[@]+"${ps[@]}"}; do
+			grep -q "^Subject: \[$U_PREFIX [0-9]*/$n\] " "$p" ||
+				problem "$(patch_label "$p"): subject prefix is not [$U_PREFIX N/$n]"
+			if unit_fixes "$tree"; then
+				grep -q '^Fixes: [0-9a-f]\{12\} ("' "$p" ||
+					problem "$(patch_label "$p"): no Fixes: tag in a unit for $tree"
+			else
+				! grep -q '^Fixes: ' "$p" ||
+					problem "$(patch_label "$p"): Fixes: tag in a unit for $tree (fixes go to net)"
+			fi
+		done
+	done < <(unit_covers)
+	while IFS= read -r u; do
+		[ -f "$COVERS/${u##*/}.txt" ] || problem "${u##*/}: no cover source ${COVERS#"$REPO"/}/${u##*/}.txt"
+	done < <(unit_dirs "$d")
+	fail_on_problems
+	pass "$nu units: $fix fixes first (Fixes: tags), $next -next patches; each <= 15 with its cover letter"
 }
 
 check_signoff() {
 	local p
 	for p in "${patches[@]}"; do
-		grep -q '^Signed-off-by: .* <.*@.*>' "$p" || problem "no Signed-off-by: $(basename "$p")"
+		grep -q '^Signed-off-by: .* <.*@.*>' "$p" || problem "no Signed-off-by: $(patch_label "$p")"
 	done
 	fail_on_problems
 	pass "${#patches[@]} patches signed off"
@@ -184,10 +206,10 @@ check_checkpatch() {
 			--quiet --no-summary --ignore UNKNOWN_COMMIT_ID,FILE_PATH_CHANGES \
 			"$p" 2>&1) || st=$?
 		if [ -n "$res" ]; then
-			echo "  $(basename "$p"):"; sed -n '1,30s/^/    /p' <<<"$res"
-			problems+=("checkpatch.pl reports on $(basename "$p")")
+			echo "  $(patch_label "$p"):"; sed -n '1,30s/^/    /p' <<<"$res"
+			problems+=("checkpatch.pl reports on $(patch_label "$p")")
 		elif [ "$st" != 0 ]; then
-			problem "$(basename "$p"): checkpatch.pl exited $st without a report"
+			problem "$(patch_label "$p"): checkpatch.pl exited $st without a report"
 		fi
 		# FILE_PATH_CHANGES is checked here instead: every added file
 		# ("--- /dev/null" then "+++ b/FILE") must already have a
@@ -198,7 +220,7 @@ check_checkpatch() {
 			out=$(cd "$src" && perl scripts/get_maintainer.pl --no-git --no-git-fallback \
 				-f "$f" 2>/dev/null) || fail "get_maintainer.pl failed on $f"
 			grep -q 'maintainer' <<<"$out" ||
-				problem "$(basename "$p"): $f has no maintainer in MAINTAINERS"
+				problem "$(patch_label "$p"): $f has no maintainer in MAINTAINERS"
 		done
 	done
 	fail_on_problems
@@ -325,15 +347,15 @@ check_build() {
 		i=$((i + 1))
 		prefix=$(next_prefix "$prefix" "$p")
 		if [ -f "$root/ok/$prefix" ]; then
-			echo "  [$i/${#patches[@]}] cached ok: $(basename "$p")"
+			echo "  [$i/${#patches[@]}] cached ok: $(patch_label "$p")"
 			continue
 		fi
-		check_tree_at "$src" "$i" || fail "$(basename "$p") does not apply"
-		echo "  [$i/${#patches[@]}] building: $(basename "$p")"
+		check_tree_at "$src" "$i" || fail "$(patch_label "$p") does not apply"
+		echo "  [$i/${#patches[@]}] building: $(patch_label "$p")"
 		if ! make -s -C "$src" O="$bld" -j"$JOBS" CC="ccache gcc" olddefconfig bzImage modules \
 			> "$root/build-$i.log" 2>&1; then
 			awk '/error/ && n++ < 10' "$root/build-$i.log"
-			fail "at $(basename "$p") (log: $root/build-$i.log)"
+			fail "at $(patch_label "$p") (log: $root/build-$i.log)"
 		fi
 		touch "$root/ok/$prefix"
 	done
@@ -482,15 +504,15 @@ check_drivers() {
 		prefix=$(next_prefix "$prefix" "$p")
 		grep -qE "$DRIVER_RE" "$p" || continue
 		if [ ! -f "$root/drv/$prefix" ]; then
-			check_tree_at "$src" "$i" || fail "$(basename "$p") does not apply"
+			check_tree_at "$src" "$i" || fail "$(patch_label "$p") does not apply"
 			touch_dirs "$src"
 			n=$(drivers_w1 "$src" "$bld") ||
-				fail "the driver dirs do not build with W=1 at $(basename "$p")"
+				fail "the driver dirs do not build with W=1 at $(patch_label "$p")"
 			echo "$n" > "$root/drv/$prefix"
 		fi
 		n=$(cat "$root/drv/$prefix")
-		echo "  [$i] $(basename "$p"): W=1 warnings in the driver dirs $b -> $n"
-		[ "$n" -le "$b" ] || fail "new W=1 warnings at $(basename "$p") ($b -> $n)"
+		echo "  [$i] $(patch_label "$p"): W=1 warnings in the driver dirs $b -> $n"
+		[ "$n" -le "$b" ] || fail "new W=1 warnings at $(patch_label "$p") ($b -> $n)"
 	done
 	pass "W=1 $b warnings at base in ${#DRIVER_DIRS[@]} driver dirs, none added by any patch"
 }

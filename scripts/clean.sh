@@ -4,8 +4,9 @@
 #
 # The harness makes, per kernel repository, the worktrees
 # <variant root>/{base,rfc,series,check,prep}/src (scripts/tree.sh, check.sh,
-# prep.sh) and the branches xdp-pp/series-*, xdp-pp/rfc-* and
-# xdp-pp/prep-*. Build directories, ccache and the guest root stay (they
+# the prep.sh of before units) and the branches xdp-pp/series-*,
+# xdp-pp/rfc-* and xdp-pp/prep-*, and prep.sh's scratch clone
+# <variant root>/prep/clone (a clone in the cache). Build directories, ccache and the guest root stay (they
 # are the cache: rm -rf $CACHE for those). A worktree or branch of any other name is left alone,
 # as is everything in the user's own work tree.
 set -euo pipefail
@@ -19,8 +20,8 @@ usage: scripts/clean.sh [-n]
 
 Removes the harness's worktrees (<root>/{base,rfc,series,check,prep}/src)
 and branches (xdp-pp/series-*, xdp-pp/rfc-*, xdp-pp/prep-*) from KDIR (a
-user's kernel tree, when set) or the cached Debian base repository. -n:
-only list them.
+user's kernel tree, when set) or the cached Debian base repository, and
+make prep's scratch clone (<root>/prep/clone). -n: only list them.
 Environment: KDIR, CACHE.
 Exit: 0 done (or nothing to do), 1 failure.
 U
@@ -65,4 +66,9 @@ while read -r b; do
 	n=$((n + 1))
 done < <(git -C "$repo" for-each-ref --format='%(refname:short)' \
 	'refs/heads/xdp-pp/series-*' 'refs/heads/xdp-pp/rfc-*' 'refs/heads/xdp-pp/prep-*')
+if [ -d "$vroot/prep/clone" ]; then
+	log "clean: make prep's scratch clone $vroot/prep/clone"
+	run rm -rf "$vroot/prep/clone"
+	n=$((n + 1))
+fi
 if [ "$dry" = 1 ]; then log "clean: $n worktrees and branches would go from $repo"; else log "clean: $n worktrees and branches removed from $repo"; fi

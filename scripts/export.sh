@@ -2,15 +2,14 @@
 # export.sh - write patches/ from a kernel work tree branch with
 # git format-patch (never hand-edit patches/).
 #
-# The branch holds two series, in the order they apply: first the fixes
-# meant for net (every leading commit that carries a Fixes: tag), then the
-# series for bpf-next. Each is numbered on its own, with its own subject
-# prefix and cover letter; file names keep one running number so that
-# `git am patches/*.patch` applies both in order. Cover letters:
-# patches/0000-net-cover-letter.cover (net-core/cover-letter-net.txt) and
-# patches/0000-cover-letter.cover (net-core/cover-letter.txt); the first
-# line of each source file is the subject. The *.patch glob matches
-# neither.
+# The branch (base..HEAD) holds the units of the series, in the order they
+# apply: net-core/covers/NN-name.txt says, per unit, its subject prefix,
+# how many consecutive commits are its own (Patches:), what it depends on
+# and its cover letter (scripts/lib.sh, cover_read). Each unit becomes
+# patches/NN-name/: 0000-cover-letter.patch and 0001..000N, numbered 1..N
+# within the unit, base-commit: the commit it applies on. patches/README.md
+# lists the units. Every unit's patches, cover left out (series_patches),
+# in NN order, `git am` onto the base.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=lib.sh
@@ -18,78 +17,90 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 usage() {
 	cat <<'U'
-usage: WORK=<kernel work tree> scripts/export.sh [VERSION]
+usage: WORK=<kernel work tree> scripts/export.sh
 
-Exports base..HEAD of $WORK (default $CACHE/dev) into patches/:
-  - the leading commits with a Fixes: tag as "[PATCH net N/M]"
-  - the rest as "[RFC PATCH bpf-next vVERSION N/M]" (VERSION default: the
-    highest "Changes in vN:" of net-core/cover-letter.txt, as make prep)
-Cover letters get b4-style base-commit: and change-id: trailers.
-Environment: WORK, NET_PREFIX ("PATCH net"), NEXT_PREFIX ("RFC PATCH
-bpf-next").
+Exports base..HEAD of $WORK (default $CACHE/dev; it must have a 'base'
+ref and no uncommitted changes) as units, one per cover source
+net-core/covers/NN-name.txt, taken in NN order:
+  Prefix: PATCH net       subject prefix, no version ("PATCH net-next",
+                          "PATCH iwl-net", "PATCH iwl-next", "RFC PATCH bpf-next")
+  Patches: N              the unit's N consecutive commits of the branch
+  Depends: <free text>    optional, listed in patches/README.md
+  Subject: <cover subject>
+  <blank line, then the cover letter's body>
+The Patches: of all covers must add up to the branch's commit count.
+Unit NN-name -> patches/NN-name/: 0000-cover-letter.patch ("[Prefix 0/N]",
+Subject and body filled in, b4-style base-commit: (the commit the unit
+applies on) and change-id: trailers), 0001-*.patch .. "[Prefix N/N]".
+Unit dirs that no cover names any more are removed; patches/README.md:
+one line per unit (dir, prefix, patches, depends).
+Applying them all onto the base, in order, covers left out:
+  for d in patches/[0-9]*/; do git am $(ls "$d"[0-9]???-*.patch | grep -v /0000-); done
+(the files scripts/lib.sh's series_patches lists, which the harness reads).
+Environment: WORK, COVERS (default net-core/covers).
 U
 }
-case "${1:-}" in -h|--help) usage; exit 0 ;; esac
+case "${1:-}" in -h|--help) usage; exit 0 ;; '') ;; *) usage >&2; exit 1 ;; esac
 work=${WORK:-$CACHE/dev}
-ver=${1:-$(sed -n 's/^Changes in v\([0-9]\+\):.*/\1/p' "$REPO/net-core/cover-letter.txt" | sort -n | tail -1)}
-ver=${ver:-1}
-net_prefix=${NET_PREFIX:-PATCH net}
-next_prefix=${NEXT_PREFIX:-RFC PATCH bpf-next}
-[ "$ver" = 1 ] || next_prefix="$next_prefix v$ver"
-for c in cover-letter.txt cover-letter-net.txt; do
-	[ -f "$REPO/net-core/$c" ] || die "no net-core/$c"
-done
-git -C "$work" rev-parse -q --verify base >/dev/null || die "$work has no 'base' ref"
-[ -z "$(git -C "$work" status --porcelain --untracked-files=no)" ] || die "$work has uncommitted changes"
+git -C "$work" rev-parse -q --verify base >/dev/null || die "export: $work has no 'base' ref"
+[ -z "$(git -C "$work" status --porcelain --untracked-files=no)" ] || die "export: $work has uncommitted changes"
 
-# the net fixes: leading commits with a Fixes: tag
+mapfile -t covers < <(unit_covers)
+[ ${#covers[@]} -gt 0 ] || die "export: no cover sources ${COVERS#"$REPO"/}/NN-name.txt"
 mapfile -t commits < <(git -C "$work" rev-list --reverse base..HEAD)
-nfix=$(leading_fixes "$work" base..HEAD)
-for c in "${commits[@]:$nfix}"; do
-	! git -C "$work" log -1 --format=%B "$c" | grep -q '^Fixes: ' ||
-		die "$(git -C "$work" log -1 --format='%h %s' "$c"): a Fixes: commit after the bpf-next part; move it to the front"
+total=0
+for c in "${covers[@]}"; do
+	cover_read "$c"
+	total=$((total + U_PATCHES))
 done
+[ "$total" = "${#commits[@]}" ] ||
+	die "export: the covers' Patches: add up to $total, but base..HEAD of $work has ${#commits[@]} commits (fix the Patches: lines of ${COVERS#"$REPO"/}/*.txt)"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# fmt DIR PREFIX START RANGE: format-patch one series, files numbered from START
-fmt() {
-	git -C "$work" format-patch -q --cover-letter --base=base \
-		--subject-prefix="$2" --no-signature --start-number=1 -o "$1" "$4"
-	local f n name
-	for f in "$1"/[0-9]*.patch; do
-		n=${f##*/}; n=${n%%-*}
-		[ "$n" = 0000 ] && continue
-		name=$(printf '%04d-%s' $((10#$n + $3 - 1)) "${f##*/[0-9][0-9][0-9][0-9]-}")
-		mv "$f" "$tmp/out/$name"
-	done
-}
-# cover SRC FILE: fill the cover letter from a source file
-cover() {
-	python3 - "$2" "$REPO/net-core/$1" <<'P'
+# fill_cover FILE SUBJECT BODY-FILE CHANGE-ID: the cover letter's subject,
+# body and change-id: trailer
+fill_cover() {
+	python3 - "$@" <<'P'
 import sys
-path, src = sys.argv[1:]
+path, subject, body, change_id = sys.argv[1:5]
 s = open(path).read()
-subject, body = open(src).read().split('\n', 1)
 s = s.replace('*** SUBJECT HERE ***', subject)
-s = s.replace('*** BLURB HERE ***', body.strip('\n'))
-s = s.rstrip('\n') + '\nchange-id: 20251107-xdp-pp-decides-a3c1e0\n'
+s = s.replace('*** BLURB HERE ***', open(body).read().strip('\n'))
+s = s.rstrip('\n') + '\nchange-id: %s\n' % change_id
 open(path, 'w').write(s)
 P
 }
-mkdir -p "$tmp/out" "$tmp/net" "$tmp/next"
-fix_end=${commits[$((nfix - 1))]:-base}
-if [ "$nfix" -gt 0 ]; then
-	fmt "$tmp/net" "$net_prefix" 1 "base..$fix_end"
-	cover cover-letter-net.txt "$tmp/net/0000-cover-letter.patch"
-	mv "$tmp/net/0000-cover-letter.patch" "$tmp/out/0000-net-cover-letter.cover"
-fi
-fmt "$tmp/next" "$next_prefix" $((nfix + 1)) "$fix_end..HEAD"
-cover cover-letter.txt "$tmp/next/0000-cover-letter.patch"
-mv "$tmp/next/0000-cover-letter.patch" "$tmp/out/0000-cover-letter.cover"
+{
+	echo "# patches/: written by scripts/export.sh, never by hand"
+	echo
+	echo "The units of the series, in the order they apply (\`git am\` each"
+	echo "dir's patches, 0000-cover-letter.patch left out):"
+	echo
+	echo "| dir | prefix | patches | depends |"
+	echo "|---|---|---|---|"
+} > "$tmp/README.md"
+off=0
+for c in "${covers[@]}"; do
+	cover_read "$c"
+	start=base
+	[ "$off" -eq 0 ] || start=${commits[$((off - 1))]}
+	end=${commits[$((off + U_PATCHES - 1))]}
+	git -C "$work" format-patch -q --cover-letter --base="$start" --no-signature \
+		--subject-prefix="$U_PREFIX" -o "$tmp/$U_NAME" "$start..$end"
+	printf '%s\n' "$U_BODY" > "$tmp/body"
+	fill_cover "$tmp/$U_NAME/0000-cover-letter.patch" "$U_SUBJECT" "$tmp/body" \
+		"$(unit_change_id "$U_NAME")"
+	n=$(unit_patches "$tmp/$U_NAME" | wc -l)
+	[ "$n" = "$U_PATCHES" ] || die "export: $U_NAME: format-patch wrote $n patches, not $U_PATCHES"
+	printf '| `%s/` | `[%s]` | %s | %s |\n' "$U_NAME" "$U_PREFIX" "$U_PATCHES" "${U_DEPENDS:--}" >> "$tmp/README.md"
+	log "export: $U_NAME: $U_PATCHES patches, [$U_PREFIX], $(git -C "$work" log -1 --format=%h "$start")..$(git -C "$work" log -1 --format=%h "$end")"
+	off=$((off + U_PATCHES))
+done
 
-rm -f "$REPO"/patches/*.patch "$REPO"/patches/*.cover
 mkdir -p "$REPO/patches"
-mv "$tmp"/out/* "$REPO/patches/"
-log "export: $nfix fixes for net, $(( ${#commits[@]} - nfix )) patches for bpf-next"
-ls "$REPO/patches"
+# stale units, and the flat layout before units
+while IFS= read -r d; do rm -rf "$d"; done < <(unit_dirs "$REPO/patches")
+rm -f "$REPO"/patches/*.patch "$REPO"/patches/*.cover "$REPO/patches/README.md"
+mv "$tmp"/[0-9][0-9]-* "$tmp/README.md" "$REPO/patches/"
+log "export: ${#covers[@]} units, ${#commits[@]} patches in patches/ (patches/README.md)"

@@ -48,8 +48,8 @@ CACHE=${CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/xdp-pp}
 O=${O:-$CACHE/build}
 # The cache layout, in one place (everything the harness writes but out/):
 #   $BASE_REPO            the Debian base as a git repository (base.sh)
-#   <vroot>/<w>/src       git worktrees, w in WORKTREES (tree.sh, check.sh,
-#                         prep.sh; clean.sh removes them), vroot = $CACHE,
+#   <vroot>/<w>/src       git worktrees, w in WORKTREES (tree.sh, check.sh;
+#                         clean.sh removes them), vroot = $CACHE,
 #                         or $CACHE/kdir-<hash> for a KDIR (variant_root)
 #   <vroot>/{base,rfc,series}[-debug]/build   kernel builds (build.sh; rfc:
 #                         base + net-core/rfc/*.patch, perf flavour, for
@@ -57,6 +57,8 @@ O=${O:-$CACHE/build}
 #   <vroot>/<v>/pp_bench  the series' page_pool bench module built for
 #                         variant v's kernel (bench/bench.sh)
 #   <vroot>/check/{build,ok,drv}          per-patch build gates (check.sh)
+#   <vroot>/prep/clone    prep.sh's scratch clone (git clone --shared of the
+#                         kernel repository: it writes nothing there)
 #   $CACHE/guest-<hash>   the guest root (guest-root.sh); $CACHE/ccache
 #   $TOOLS                host-built tools the VM sees at /tools
 #   $OUTS/<job>           results of each job (test, bench, check, prep, ...)
@@ -67,6 +69,7 @@ TOOLS=${VM_TOOLS:-$CACHE/tools}
 OUTS=$CACHE/out
 BUILD_LOCK=$CACHE/build.lock
 GUEST_LOCK=$CACHE/guest.lock
+# (prep: prep.sh's worktree before its scratch clone; clean.sh still removes it)
 WORKTREES=(base rfc series check prep)
 JOBS=${JOBS:-$(nproc)}
 
@@ -187,10 +190,106 @@ variant_root() {
 	fi
 }
 
-# patches/*.patch in order (the cover letter is not matched by the glob).
+# ---- the series as units ----
+# The series is posted as units, one per tree and purpose, each with its
+# own cover letter; they apply in NN order. A unit's cover source is
+# net-core/covers/NN-name.txt (COVERS=): header lines
+#   Prefix: PATCH net        the subject prefix, no version ("PATCH
+#                            net-next", "PATCH iwl-net", "RFC PATCH bpf-next")
+#   Patches: N               its N consecutive commits of the work branch
+#   Depends: <free text>     optional: what it needs first
+#   Subject: <cover subject>
+# then a blank line and the cover's body. scripts/export.sh writes each unit
+# to patches/NN-name/ (0000-cover-letter.patch, 0001-...); prep.sh and
+# send.sh work per unit.
+COVERS=${COVERS:-$REPO/net-core/covers}
+
+# unit_covers: the cover sources, in the order the units apply
+unit_covers() {
+	compgen -G "$COVERS/[0-9][0-9]-*.txt" | LC_ALL=C sort || true
+}
+
+# cover_read FILE: U_NAME (NN-name), U_PREFIX, U_PATCHES, U_DEPENDS,
+# U_SUBJECT and U_BODY from a cover source; dies naming FILE and what is
+# wrong with it.
+cover_read() {
+	local f=$1 line key val hdr=1 body=() where
+	where="cover ${f#"$REPO"/}"
+	U_NAME=$(basename "$f" .txt) U_PREFIX='' U_PATCHES='' U_DEPENDS='' U_SUBJECT='' U_BODY=''
+	[[ "$U_NAME" =~ ^[0-9][0-9]-[A-Za-z0-9][A-Za-z0-9._-]*$ ]] ||
+		die "$where: the name is not NN-name.txt"
+	[ -f "$f" ] || die "$where: no such file"
+	while IFS= read -r line || [ -n "$line" ]; do
+		if [ "$hdr" = 1 ]; then
+			[ -n "$line" ] || { hdr=0; continue; }
+			[[ "$line" =~ ^([A-Za-z-]+):\ *(.*)$ ]] ||
+				die "$where: header line '$line' is not 'Key: value' (a blank line ends the header)"
+			key=${BASH_REMATCH[1]} val=${BASH_REMATCH[2]}
+			val=${val%"${val##*[![:space:]]}"}
+			case $key in
+			Prefix) [ -z "$U_PREFIX" ] || die "$where: two Prefix: lines"; U_PREFIX=$val ;;
+			Patches) [ -z "$U_PATCHES" ] || die "$where: two Patches: lines"; U_PATCHES=$val ;;
+			Depends) [ -z "$U_DEPENDS" ] || die "$where: two Depends: lines"; U_DEPENDS=$val ;;
+			Subject) [ -z "$U_SUBJECT" ] || die "$where: two Subject: lines"; U_SUBJECT=$val ;;
+			*) die "$where: unknown header '$key:' (Prefix, Patches, Depends, Subject)" ;;
+			esac
+		else
+			body+=("$line")
+		fi
+	done < "$f"
+	[[ "$U_PREFIX" =~ ^(RFC\ )?PATCH\ [a-z][a-z0-9-]*$ ]] ||
+		die "$where: Prefix: '$U_PREFIX' is not '[RFC ]PATCH <tree>' (no version: make prep's VERSION= adds one)"
+	[[ "$U_PATCHES" =~ ^[1-9][0-9]*$ ]] || die "$where: Patches: '$U_PATCHES' is not a count"
+	[ -n "$U_SUBJECT" ] || die "$where: no Subject:"
+	U_BODY=$(printf '%s\n' ${body[@]+"${body[@]}"})
+	# strip leading blank lines ($(...) took the trailing ones)
+	U_BODY=${U_BODY#"${U_BODY%%[![:space:]]*}"}
+	[ -n "$U_BODY" ] || die "$where: no body after the header's blank line"
+}
+
+# unit_tree PREFIX: the tree of a subject prefix ("RFC PATCH bpf-next" ->
+# bpf-next); unit_fixes TREE: 0 when TREE takes fixes (net, bpf, *-net:
+# each patch needs a Fixes: tag), 1 for a -next tree (none may have one)
+unit_tree() { echo "${1##* }"; }
+unit_fixes() { case $1 in net|bpf|*-net) return 0 ;; *) return 1 ;; esac; }
+
+# unit_change_id NAME: the unit's b4 change-id: trailer, stable across
+# exports and versions (export.sh, prep.sh)
+unit_change_id() {
+	echo "20251107-xdp-pp-${1#[0-9][0-9]-}-$(printf '%s' "$1" | sha256sum | cut -c1-6)"
+}
+
+# unit_dirs [DIR]: the unit directories NN-name of a patch directory
+# (default PATCHES, else patches/), in order
+unit_dirs() {
+	local d=${1:-${PATCHES:-$REPO/patches}}
+	compgen -G "$d/[0-9][0-9]-*/" | sed 's|/$||' | LC_ALL=C sort || true
+}
+
+# unit_patches DIR: DIR's patches in order, its cover letter (0000-*) left
+# out: every NNNN-*.patch but 0000-*
+unit_patches() {
+	compgen -G "$1/[0-9][0-9][0-9][0-9]-*.patch" | grep -v '/0000-[^/]*$' | LC_ALL=C sort || true
+}
+
+# series_patches: the series' patches in the order they apply, cover
+# letters left out: every unit dir's patches (unit_patches) in NN order. A
+# directory without unit dirs (PATCHES=, e.g. the first N patches for make
+# bench) gives its own NNNN-*.patch. Everything that reads the series
+# (tree.sh, check.sh, prep.sh, smoke.sh, ...) goes through here.
 series_patches() {
-	local d=${PATCHES:-$REPO/patches}
-	compgen -G "$d/*.patch" | LC_ALL=C sort || true
+	local d=${PATCHES:-$REPO/patches} u
+	if compgen -G "$d/[0-9][0-9]-*/" >/dev/null; then
+		while IFS= read -r u; do unit_patches "$u"; done < <(unit_dirs "$d")
+	else
+		unit_patches "$d"
+	fi
+}
+
+# patch_label FILE: "NN-name/NNNN-subject.patch", a patch named in messages
+patch_label() {
+	local d=${1%/*}
+	echo "${d##*/}/${1##*/}"
 }
 
 # net-core/rfc/*.patch in order: the rfc variant (the upstream RFC's
@@ -299,24 +398,12 @@ suite_cmd() {
 }
 
 # ensure_worktree REPO DIR BASE: DIR is a detached git worktree of REPO
-# (added at BASE when missing); tree.sh, check.sh and prep.sh make theirs so.
+# (added at BASE when missing); tree.sh and check.sh make theirs so.
 ensure_worktree() {
 	[ ! -e "$2/.git" ] || return 0
 	git -C "$1" worktree prune
 	git -C "$1" worktree add -q --detach "$2" "$3" ||
 		die "cannot add a worktree of $1 at $2"
-}
-
-# leading_fixes REPO RANGE: how many of RANGE's commits, from the oldest,
-# carry a Fixes: tag before the first that does not (the net fixes that
-# go first; export.sh and prep.sh split the series there).
-leading_fixes() {
-	local c n=0
-	for c in $(git -C "$1" rev-list --reverse "$2"); do
-		git -C "$1" log -1 --format=%B "$c" | grep -q '^Fixes: ' || break
-		n=$((n + 1))
-	done
-	echo "$n"
 }
 
 # ---- one run at a time; locks that say who holds them; preflight ----

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# prep.sh - make the series ready to post, the way b4 prep would: the
-# patches of patches/ applied on the base in a worktree of the kernel
-# repository, with the user's own identity as author and Signed-off-by,
-# then git format-patch per series (net fixes, bpf-next) with subject
-# prefixes, version, To/Cc per patch from scripts/get_maintainer.pl (their
-# union on each cover letter), the changes since the last version, a
-# range-diff against it, and base-commit:. Nothing is sent (scripts/send.sh
-# shows the dry run); patches/ and the user's branches are not touched.
+# prep.sh - make the units of the series ready to post, the way b4 prep
+# would: every unit of patches/ (or those UNITS= names) applied in order on
+# the base, with the user's own identity as author and Signed-off-by, then
+# git format-patch per unit with its subject prefix, its cover letter
+# (net-core/covers/NN-name.txt), To/Cc from the base tree's
+# scripts/get_maintainer.pl, base-commit:, and with VERSION= a version and
+# a range-diff. The patches are applied in a scratch clone of the kernel
+# repository (git clone --shared: KDIR's objects are read, nothing in KDIR
+# is written): the user's branches, HEAD, index and files stay as they
+# are, as does patches/. Nothing is sent (scripts/send.sh shows the dry run).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=lib.sh
@@ -14,24 +16,37 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 usage() {
 	cat <<'U'
-usage: scripts/prep.sh
+usage: [KDIR=<kernel tree>] [UNITS="NN ..."] [VERSION=N] scripts/prep.sh
 
-Writes $OUT (default $CACHE/out/prep/vN):
-  net/0000-cover-letter.patch, net/00NN-*.patch
-      "[PATCH net 0/M]": the leading patches with a Fixes: tag (for net)
-  bpf-next/0000-cover-letter.patch, bpf-next/00NN-*.patch
-      "[RFC PATCH bpf-next vN 0/M]": the rest; its cover letter lists the
-      net fixes it applies on, the changes in vN and the range-diff summary
-  range-diff-vP-vN.txt   full range-diff against the previous version
-The version N is the highest "Changes in vN:" heading of
-net-core/cover-letter.txt (none: v1); the previous version's patches come
-from the commit of this repository named in net-core/versions.
+Applies the units of patches/ (patches/NN-name/, written by make export) in
+NN order on the base: KDIR's HEAD (or BASE), default the cached Debian
+base. KDIR is only read: the units are applied in a scratch clone
+(git clone --shared: $CACHE/kdir-<hash>/prep/clone, for the Debian base
+$CACHE/prep/clone), never on your branches or files. When a patch does
+not apply, prep stops with one line naming the unit and that patch (git
+am's output beside the clone, in prep/am.log) and writes no output.
+Writes $OUT (default $CACHE/out/prep/vN, N = VERSION or 1), per unit:
+  NN-name/0000-cover-letter.patch  "[Prefix 0/M] Subject" and the body of
+                                   net-core/covers/NN-name.txt
+  NN-name/00MM-*.patch             "[Prefix MM/M]"
+  README.md                        one line per unit: prefix, patches,
+                                   To/Cc counts, Depends:
+Each patch gets To: (maintainers and lists) and Cc: (reviewers and the
+rest) from the base tree's scripts/get_maintainer.pl; a cover letter gets
+its unit's union. base-commit: is the base; a unit after others gets
+prerequisite-patch-id: lines for theirs. On the Debian base the cover
+letter says that base-commit: is the linux-source import.
+To post one unit to another tree (e.g. an iwl-net unit to Intel's tree):
+  KDIR=<that tree> UNITS=04 make prep
+UNITS: unit numbers or names (default all), applied in NN order; a unit
+that needs others does not apply without them (list them too).
+VERSION: none for a first posting; VERSION=N (N >= 2) for a resend:
+"[Prefix vN ...]", and when net-core/versions names the commit of this
+repository that held vN-1, range-diff-vP-vN.txt of the whole series.
 Author and Signed-off-by: your git identity (git config user.name /
 user.email, here: $REPO's); the placeholder identity patches/ carries is
 replaced. A placeholder or *.invalid identity is refused.
-Environment: KDIR, BASE (the tree and base the series is applied to; the
-default is the cached Debian base, which the cover letter says), OUT,
-PREFIX_NET ("PATCH net"), PREFIX_NEXT ("RFC PATCH bpf-next"), VERSION.
+Environment: KDIR, BASE, UNITS, VERSION, OUT, PATCHES, COVERS.
 Exit: 0 ok, 1 failure.
 U
 }
@@ -49,144 +64,149 @@ if [ -z "$name" ] || [ -z "$email" ] || [ "$ident" = "$PLACEHOLDER" ] ||
 (the patches are signed off with it: read Documentation/process/submitting-patches.rst, 'Sign your work')"
 fi
 
-cover_src=$REPO/net-core/cover-letter.txt
-net_src=$REPO/net-core/cover-letter-net.txt
-ver=${VERSION:-$(sed -n 's/^Changes in v\([0-9]\+\):.*/\1/p' "$cover_src" | sort -n | tail -1)}
-ver=${ver:-1}
-prev=$((ver - 1))
-prefix_net=${PREFIX_NET:-PATCH net}
-prefix_next=${PREFIX_NEXT:-RFC PATCH bpf-next}
+ver=${VERSION:-}
+case $ver in
+''|1) ver=1 ;;
+*[!0-9]*|0*) die "prep: VERSION=$ver is not a version number" ;;
+esac
+pdir=${PATCHES:-$REPO/patches}
+
+# the units: covers in NN order, each with patches/NN-name/ of its size
+mapfile -t covers < <(unit_covers)
+[ ${#covers[@]} -gt 0 ] || die "prep: no cover sources ${COVERS#"$REPO"/}/NN-name.txt"
+names=()
+declare -A prefix count depends subject body_of
+for c in "${covers[@]}"; do
+	cover_read "$c"
+	names+=("$U_NAME")
+	prefix[$U_NAME]=$U_PREFIX count[$U_NAME]=$U_PATCHES
+	depends[$U_NAME]=$U_DEPENDS subject[$U_NAME]=$U_SUBJECT body_of[$U_NAME]=$U_BODY
+	n=$(unit_patches "$pdir/$U_NAME" | wc -l)
+	[ "$n" = "$U_PATCHES" ] ||
+		die "prep: ${pdir#"$REPO"/}/$U_NAME has $n patches, its cover says Patches: $U_PATCHES (run make export)"
+done
+while IFS= read -r d; do
+	[ -n "${count[${d##*/}]:-}" ] ||
+		die "prep: ${d#"$REPO"/} has no cover source ${COVERS#"$REPO"/}/${d##*/}.txt (run make export)"
+done < <(unit_dirs "$pdir")
+# UNITS: numbers (4, 04), names (04-i40e-budget0, i40e-budget0), kept in
+# NN order
+is_unit() { # token name
+	[ "$1" = "$2" ] || [ "$1" = "${2#[0-9][0-9]-}" ] || [ "$1" = "${2%%-*}" ] ||
+		{ [[ "$1" =~ ^[0-9]+$ ]] && [ "$((10#$1))" = "$((10#${2%%-*}))" ]; }
+}
+sel=()
+want=${UNITS:-}
+read -r -a want <<<"${want//,/ }"
+for u in ${want[@]+"${want[@]}"}; do
+	m=0
+	for n in "${names[@]}"; do ! is_unit "$u" "$n" || m=1; done
+	[ "$m" = 1 ] || die "prep: UNITS: no unit '$u' (units: ${names[*]})"
+done
+for n in "${names[@]}"; do
+	m=$(( ${#want[@]} == 0 ))
+	for u in ${want[@]+"${want[@]}"}; do ! is_unit "$u" "$n" || m=1; done
+	[ "$m" = 0 ] || sel+=("$n")
+done
 out=${OUT:-$OUTS/prep/v$ver}
-mapfile -t patches < <(series_patches)
-[ ${#patches[@]} -gt 0 ] || die "prep: no patches in ${PATCHES:-$REPO/patches}"
 
 repo=$(kernel_repo)
 base=$(base_commit "$repo")
+sbase=$(git -C "$repo" rev-parse --short "$base")
+where=${KDIR:+KDIR $KDIR}
+where=${where:-Debian $(base_made_version "$repo")}
 vroot=$(variant_root "$repo")
-src=$vroot/prep/src
 mkdir -p "$vroot/prep"
-ensure_worktree "$repo" "$src" "$base"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-g() { git -C "$src" -c user.name="$name" -c user.email="$email" "$@"; }
+exec {prep_lock}>>"$vroot/prep/lock"
+lock_take "$prep_lock" "$vroot/prep/lock" prep "scripts/prep.sh"
 
-# apply_as BRANCH PATCH...: the patches on the base as BRANCH, with the
-# placeholder identity replaced by the user's (author and Signed-off-by)
-apply_as() {
-	local b=$1 p i=0
+# the scratch clone: its own refs and commits, the kernel repository's
+# objects through alternates; re-made when it borrows from another one
+clone=$vroot/prep/clone
+objects=$(git -C "$repo" rev-parse --path-format=absolute --git-common-dir)/objects
+if [ ! -d "$clone/.git" ] || [ "$(cat "$clone/.git/objects/info/alternates" 2>/dev/null)" != "$objects" ]; then
+	rm -rf "$clone"
+	log "prep: a scratch clone of $repo in $clone (once; checking out a kernel tree takes a while)"
+	git clone -q --shared --no-checkout "$repo" "$clone" || die "prep: cannot clone $repo to $clone"
+	# detached from the start and without refs of its own (nothing can
+	# point at objects KDIR may prune later); no gc of a borrowing clone
+	git -C "$clone" config gc.auto 0
+	git -C "$clone" checkout -q --detach "$base" || die "prep: cannot check out $base in $clone"
+	git -C "$clone" remote remove origin
+	git -C "$clone" for-each-ref --format='delete %(refname)' | git -C "$clone" update-ref --stdin
+fi
+tmp=$(mktemp -d)
+g() { git -C "$clone" -c user.name="$name" -c user.email="$email" "$@"; }
+at_base() {
+	g am --abort >/dev/null 2>&1 || true
+	g checkout -q --detach -f "$base" && g reset -q --hard
+}
+trap 'rm -rf "$tmp"' EXIT
+at_base || die "prep: cannot check out $sbase in $clone"
+
+# apply UNIT PATCH...: the patches onto HEAD with the placeholder identity
+# replaced by the user's (author and Signed-off-by); on failure one line
+# naming UNIT and the first patch that does not apply
+apply() {
+	local u=$1 p i=0 failed n
 	shift
-	mkdir -p "$tmp/$b"
+	mkdir -p "$tmp/am/$u"
 	for p in "$@"; do
 		i=$((i + 1))
 		PH="$PLACEHOLDER" ID="$ident" perl -pe '
 			BEGIN { $ph = $ENV{PH}; $id = $ENV{ID} }
 			s/^(From|Signed-off-by): \Q$ph\E$/$1: $id/' \
-			"$p" > "$tmp/$b/$(printf '%04d' "$i").patch"
+			"$p" > "$tmp/am/$u/$(printf '%04d' "$i").patch"
 	done
-	g am --abort >/dev/null 2>&1 || true
-	g checkout -q --detach -f "$base"
-	g checkout -q -B "xdp-pp/prep-$b"
-	g am -q --signoff "$tmp/$b"/*.patch ||
-		{ g am --abort >/dev/null 2>&1 || true; die "prep: the $b patches do not apply on $(git -C "$repo" rev-parse --short "$base")"; }
-}
-
-# the previous version, for the range-diff
-prev_ref=""
-if [ "$prev" -ge 1 ]; then
-	pc=$(awk -v v="v$prev" '$1 == v { print $2 }' "$REPO/net-core/versions" 2>/dev/null || true)
-	if [ -n "$pc" ] && git -C "$REPO" cat-file -e "$pc^{commit}" 2>/dev/null; then
-		mkdir -p "$tmp/prev-src"
-		for f in $(git -C "$REPO" ls-tree --name-only "$pc" patches/ | grep '\.patch$'); do
-			git -C "$REPO" show "$pc:$f" > "$tmp/prev-src/${f##*/}"
-		done
-		mapfile -t prevp < <(compgen -G "$tmp/prev-src/*.patch" | LC_ALL=C sort)
-		apply_as "v$prev" "${prevp[@]}"
-		prev_ref=xdp-pp/prep-v$prev
-	else
-		log "prep: no commit for v$prev in net-core/versions: no range-diff"
+	if ! g am -q --3way --signoff "$tmp/am/$u"/*.patch > "$vroot/prep/am.log" 2>&1; then
+		failed=$(sed -n 's/^Patch failed at \([0-9]*\) .*/\1/p' "$vroot/prep/am.log" | head -1)
+		n=${failed:+$((10#$failed))}
+		p='?'
+		[ -z "$n" ] || p=$(basename "${*:$n:1}")
+		at_base >/dev/null 2>&1 || true
+		die "prep: unit $u: $p does not apply on $sbase ($where, untouched); git am's output: $vroot/prep/am.log"
 	fi
-fi
-apply_as "v$ver" "${patches[@]}"
-head=xdp-pp/prep-v$ver
-
-# the net fixes: the leading commits with a Fixes: tag
-mapfile -t commits < <(git -C "$src" rev-list --reverse "$base..$head")
-nfix=$(leading_fixes "$src" "$base..$head")
-fix_end=$base
-[ "$nfix" -eq 0 ] || fix_end=${commits[$((nfix - 1))]}
-
-# base-commit: said plainly
-if [ -n "${KDIR:-}" ]; then
-	base_note="base-commit below: $(git -C "$repo" describe --always --tags "$base" 2>/dev/null) of the tree the series was prepared in ($KDIR)."
-else
-	base_note="The series applies to Debian's linux-source-$LINUX_SOURCE_SERIES ($(base_made_version "$repo")), imported as one commit: the base-commit below is that import, not a commit of any public tree. It has not been rebased on bpf-next or net yet."
-fi
-
-rm -rf "$out"
-mkdir -p "$out/net" "$out/bpf-next"
-# fmt DIR PREFIX RANGE
-fmt() {
-	g format-patch -q --cover-letter --thread --base="$base" --no-signature \
-		--subject-prefix="$2" -o "$1" "$3"
 }
-if [ "$nfix" -gt 0 ]; then
-	fmt "$out/net" "$prefix_net" "$base..$fix_end"
-fi
-next_prefix="$prefix_next"
-[ "$ver" -le 1 ] || next_prefix="$prefix_next v$ver"
-# the range-diff in the cover letter: one line per commit (-s); the whole
-# one goes beside it
-if [ -n "$prev_ref" ]; then
-	git -C "$src" range-diff --creation-factor=80 --no-color "$base..$prev_ref" "$base..$head" \
-		> "$out/range-diff-v$prev-v$ver.txt"
-	git -C "$src" range-diff --creation-factor=80 --no-color -s "$base..$prev_ref" "$base..$head" \
-		> "$tmp/range-diff-short.txt"
-fi
-fmt "$out/bpf-next" "$next_prefix" "$fix_end..$head"
 
-# fill_cover FILE SRC: subject and text from SRC; the bpf-next one also
-# lists the net fixes, the version history and the range-diff summary
-fill_cover() {
+declare -A start end
+for u in "${sel[@]}"; do
+	mapfile -t ps < <(unit_patches "$pdir/$u")
+	start[$u]=$(g rev-parse HEAD)
+	apply "$u" "${ps[@]}"
+	end[$u]=$(g rev-parse HEAD)
+done
+rm -f "$vroot/prep/am.log"
+
+if [ -z "${KDIR:-}" ]; then
+	base_note="The series applies to Debian's linux-source-$LINUX_SOURCE_SERIES ($(base_made_version "$repo")), imported as one commit: the base-commit below is that import, not a commit of any public tree. It has not been rebased on a public tree yet."
+else
+	base_note=''
+fi
+fill_cover() { # file subject body-file note change-id
 	python3 - "$@" <<'P'
-import os, re, sys
-path, src, fixes, rdiff, base_note, ver = sys.argv[1:7]
+import sys, textwrap
+path, subject, body, note, change_id = sys.argv[1:6]
 s = open(path).read()
-subject, body = open(src).read().split('\n', 1)
-body = body.strip('\n')
-extra = []
-if fixes and os.path.exists(fixes) and os.path.getsize(fixes):
-    extra.append(open(fixes).read().rstrip('\n'))
-if rdiff and os.path.exists(rdiff):
-    extra.append('Range-diff against v%d (one line per patch; the whole range-diff is\n'
-                 'in range-diff-v%d-v%s.txt beside these patches):\n' % (int(ver) - 1, int(ver) - 1, ver)
-                 + open(rdiff).read().rstrip('\n'))
-import textwrap
-extra.append(textwrap.fill(base_note, 72))
-body = body + '\n\n' + '\n\n'.join(extra)
+body = open(body).read().strip('\n')
+if note:
+    body += '\n\n' + textwrap.fill(note, 72)
 s = s.replace('*** SUBJECT HERE ***', subject)
 s = s.replace('*** BLURB HERE ***', body)
-s = s.rstrip('\n') + '\nchange-id: 20251107-xdp-pp-decides-a3c1e0\n'
+s = s.rstrip('\n') + '\nchange-id: %s\n' % change_id
 open(path, 'w').write(s)
 P
 }
-: > "$tmp/fixes.txt"
-[ "$nfix" -eq 0 ] || printf '%s\n' "This series applies on top of these $nfix fixes, posted to net on their own" \
-	"(\"[$prefix_net 0/$nfix]\"):" > "$tmp/fixes.txt"
-for c in "${commits[@]:0:$nfix}"; do
-	git -C "$src" log -1 --format='  %s%n    %(trailers:key=Fixes,valueonly,separator=%x2C )' "$c" \
-		| sed 's/^    \(.\)/    Fixes: \1/' >> "$tmp/fixes.txt"
-done
-if [ "$nfix" -gt 0 ]; then
-	fill_cover "$out/net/0000-cover-letter.patch" "$net_src" "" "" "$base_note" 1
-fi
-rdshort=""
-[ -z "$prev_ref" ] || rdshort=$tmp/range-diff-short.txt
-fill_cover "$out/bpf-next/0000-cover-letter.patch" "$cover_src" "$tmp/fixes.txt" "$rdshort" "$base_note" "$ver"
-# To/Cc per patch from get_maintainer.pl; the cover letters get the union
-# --no-fixes on the Debian base: it has no history to find the Fixes: commits in
-fixes_opt=--fixes
-[ -n "${KDIR:-}" ] || fixes_opt=--no-fixes
-gm() { (cd "$src" && perl scripts/get_maintainer.pl --no-git --no-git-fallback --no-rolestats "$fixes_opt" "$@"); }
+# To/Cc from get_maintainer.pl; its --fixes (Cc the authors of the commits
+# a patch fixes) only when the tree has them (the Debian import has no
+# history)
+fixes_opt() { # patch
+	local c
+	for c in $(sed -n 's/^Fixes: \([0-9a-f]\{8,40\}\) .*/\1/p' "$1"); do
+		git -C "$clone" cat-file -e "$c^{commit}" 2>/dev/null || { echo --no-fixes; return; }
+	done
+	echo --fixes
+}
+gm() { (cd "$clone" && perl scripts/get_maintainer.pl --no-git --no-git-fallback --no-rolestats "$@"); }
 add_hdrs() { # file to-list cc-list
 	python3 - "$@" <<'P'
 import sys
@@ -203,25 +223,68 @@ if cc:
 open(path, 'w').write(head + '\n' + hdr + rest)
 P
 }
-for d in net bpf-next; do
-	compgen -G "$out/$d/0000-cover-letter.patch" >/dev/null || continue
-	: > "$tmp/$d.to"; : > "$tmp/$d.cc"
-	for p in "$out/$d"/0*.patch; do
-		[ "${p##*/}" != 0000-cover-letter.patch ] || continue
-		gm --nol --nor "$p" > "$tmp/p.to"
-		gm --nom "$p" > "$tmp/p.cc"
+
+rm -rf "$out"
+mkdir -p "$out"
+{
+	echo "# make prep: ready to post, one directory per unit"
+	echo
+	echo "Applied in this order on $sbase ($where) as $ident."
+	echo "Post a unit with git send-email <dir>/*.patch once what it depends on is in its tree."
+	echo
+	echo "| dir | prefix | patches | To | Cc | depends |"
+	echo "|---|---|---|---|---|---|"
+} > "$out/README.md"
+for u in "${sel[@]}"; do
+	pfx=${prefix[$u]}
+	[ "$ver" = 1 ] || pfx="$pfx v$ver"
+	g format-patch -q --cover-letter --thread --base="$base" --no-signature \
+		--subject-prefix="$pfx" -o "$out/$u" "${start[$u]}..${end[$u]}"
+	printf '%s\n' "${body_of[$u]}" > "$tmp/body"
+	fill_cover "$out/$u/0000-cover-letter.patch" "${subject[$u]}" "$tmp/body" "$base_note" \
+		"$(unit_change_id "$u")"
+	: > "$tmp/u.to"; : > "$tmp/u.cc"
+	while IFS= read -r p; do
+		gm --nor --no-fixes "$p" > "$tmp/p.to"
+		gm "$(fixes_opt "$p")" "$p" | grep -vxF -f "$tmp/p.to" > "$tmp/p.cc" || true
 		add_hdrs "$p" "$tmp/p.to" "$tmp/p.cc"
-		cat "$tmp/p.to" >> "$tmp/$d.to"
-		cat "$tmp/p.cc" >> "$tmp/$d.cc"
-	done
-	awk '!seen[$0]++' "$tmp/$d.to" > "$tmp/$d.to.u"
-	awk '!seen[$0]++' "$tmp/$d.cc" > "$tmp/$d.cc.u"
-	add_hdrs "$out/$d/0000-cover-letter.patch" "$tmp/$d.to.u" "$tmp/$d.cc.u"
+		cat "$tmp/p.to" >> "$tmp/u.to"
+		cat "$tmp/p.cc" >> "$tmp/u.cc"
+	done < <(unit_patches "$out/$u")
+	awk '!seen[$0]++' "$tmp/u.to" > "$tmp/u.to.u"
+	awk '!seen[$0]++' "$tmp/u.cc" | grep -vxF -f "$tmp/u.to.u" > "$tmp/u.cc.u" || true
+	add_hdrs "$out/$u/0000-cover-letter.patch" "$tmp/u.to.u" "$tmp/u.cc.u"
+	nto=$(grep -c . "$tmp/u.to.u" || true) ncc=$(grep -c . "$tmp/u.cc.u" || true)
+	printf '| `%s/` | `[%s]` | %s | %s | %s | %s |\n' "$u" "$pfx" "${count[$u]}" "$nto" "$ncc" \
+		"${depends[$u]:--}" >> "$out/README.md"
+	log "prep: $u: [$pfx 0/${count[$u]}] To $nto, Cc $ncc${depends[$u]:+; depends: ${depends[$u]}}"
 done
 
-nnext=$(( ${#commits[@]} - nfix ))
-log "prep: v$ver as $ident, base $(git -C "$repo" rev-parse --short "$base") (${KDIR:-Debian $(base_made_version "$repo")})"
-log "prep: $nfix fixes for net in $out/net, $nnext patches for bpf-next in $out/bpf-next"
-[ -z "$prev_ref" ] || log "prep: range-diff against v$prev: $out/range-diff-v$prev-v$ver.txt"
-log "prep: check with 'make send' (a dry run); the tree is the branch $head in $src"
+# VERSION >= 2: the range-diff of the whole series against the previous
+# version (the commit of this repository net-core/versions names for it)
+if [ "$ver" -ge 2 ]; then
+	prev=$((ver - 1))
+	pc=$(awk -v v="v$prev" '$1 == v { print $2 }' "$REPO/net-core/versions" 2>/dev/null || true)
+	if [ -n "$pc" ] && git -C "$REPO" cat-file -e "$pc^{commit}" 2>/dev/null; then
+		mkdir -p "$tmp/prev"
+		git -C "$REPO" archive "$pc" patches | tar -x -C "$tmp/prev"
+		mapfile -t prevp < <(PATCHES=$tmp/prev/patches series_patches)
+		head=$(g rev-parse HEAD)
+		at_base
+		if [ ${#prevp[@]} -gt 0 ] && (apply "v$prev" "${prevp[@]}") 2>/dev/null; then
+			g range-diff --creation-factor=80 --no-color "$base..HEAD" "$base..$head" \
+				> "$out/range-diff-v$prev-v$ver.txt"
+			log "prep: range-diff against v$prev ($pc): $out/range-diff-v$prev-v$ver.txt"
+		else
+			log "prep: v$prev ($pc) does not apply on $sbase: no range-diff"
+		fi
+		rm -f "$vroot/prep/am.log"
+		g checkout -q --detach -f "$head"
+	else
+		log "prep: net-core/versions names no commit for v$prev: no range-diff"
+	fi
+fi
+
+log "prep: ${#sel[@]} units as $ident on $sbase ($where) in $out ($out/README.md)"
+log "prep: the units applied: $clone (detached HEAD); check with 'make send' (a dry run, it never sends)"
 echo "$out"

@@ -16,7 +16,9 @@ Checks, without building or booting anything:
   - every target of the Makefile (make help's list) expands (make -n);
   - every script a target runs (scripts/*.sh, scripts/bench/*.sh, ...)
     prints its usage with --help, exit 0;
-  - every `make X` in README.md is a Makefile target.
+  - every `make X` in README.md is a Makefile target;
+  - patches/ holds one unit dir per cover source net-core/covers/NN-name.txt,
+    each with its Patches: count, as series_patches (scripts/lib.sh) reads them.
 Prints one ok/not ok line per check and "N passed, N failed".
 Exit: 0 all pass, 1 a failure.
 U
@@ -50,6 +52,28 @@ for t in "${targets[@]}"; do
 	done
 	[ ${#scripts[@]} -gt 0 ] || ok "make $t (no script: $(head -1 <<<"$recipe"))"
 done
+# patches/ against net-core/covers/, read the way every script reads them
+if out=$(exec 2>&1
+	# shellcheck source=lib.sh
+	. "$here/lib.sh"
+	n=0 total=0
+	while IFS= read -r c; do
+		cover_read "$c"
+		k=$(unit_patches "$repo/patches/$U_NAME" | wc -l)
+		[ "$k" = "$U_PATCHES" ] || die "patches/$U_NAME has $k patches, its cover says $U_PATCHES"
+		n=$((n + 1)) total=$((total + k))
+	done < <(unit_covers)
+	[ "$n" -gt 0 ] || die "no cover sources in net-core/covers/"
+	k=$(unit_dirs "$repo/patches" | wc -l)
+	[ "$k" = "$n" ] || die "$k unit dirs in patches/, $n covers"
+	k=$(series_patches | wc -l)
+	[ "$k" = "$total" ] || die "series_patches lists $k patches, the covers $total"
+	echo "$n units, $total patches"
+	); then
+	ok "patches/ matches net-core/covers/: $out"
+else
+	notok "patches/ against net-core/covers/: ${out#error: } (make export)"
+fi
 # `make X` in the README, in code spans or at the start of a command line
 mapfile -t named < <(grep -oE '(`|^ *\$? *)make [a-z][a-z-]*' README.md |
 	sed -E 's/.*make //' | sort -u)

@@ -13,7 +13,7 @@ usage() {
 	cat <<'U'
 usage: scripts/test.sh [base|series]
 
-Default variant: series (base + patches/*.patch). On `base` the KUnit
+Default variant: series (base + the units of patches/, in order). On `base` the KUnit
 module runs with expect=base and the series' kselftests are absent.
 The kernel is the debug flavour (FLAVOUR=debug: KASAN, lockdep,
 DEBUG_ATOMIC_SLEEP, DEBUG_OBJECTS, KFENCE ...; selftests/config.debug):

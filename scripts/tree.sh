@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # tree.sh - prepare the kernel source tree of a variant: `base` (the base
-# commit), `series` (base + patches/*.patch applied with git am) or `rfc`
+# commit), `series` (base + the patches of patches/' units, NN order, cover
+# letters left out: series_patches in lib.sh, applied with git am) or `rfc`
 # (base + net-core/rfc/*.patch: the reconstructed Nov 2025 upstream RFC that
 # make bench puts beside the other two).
 #
@@ -17,7 +18,8 @@ usage() {
 	cat <<'U'
 usage: scripts/tree.sh base|rfc|series
 
-base: the base commit; series: base + patches/*.patch; rfc: base +
+base: the base commit; series: base + every unit of patches/ (NN-name/,
+in NN order, cover letters left out); rfc: base +
 net-core/rfc/*.patch (the upstream RFC's change, reconstructed; only
 make bench uses it). Each is a worktree at <root>/<variant>/src, the
 patches applied with git am on a branch xdp-pp/<variant>-<hash>.
@@ -25,7 +27,8 @@ Environment:
   KDIR    a kernel git tree to use instead of the cached Debian 7.3 base
           (e.g. bpf-next). Must be clean; its HEAD (or BASE) is the base.
   BASE    base commit-ish in KDIR (default HEAD; `base` tag for Debian).
-  PATCHES patch directory of the series (default: patches/ of this repo).
+  PATCHES patch directory of the series (default: patches/ of this repo):
+          unit dirs NN-name/ like patches/, or NNNN-*.patch in one dir.
   RFC_PATCHES patch directory of rfc (default: net-core/rfc/).
 One tree.sh at a time ($CACHE/tree.lock; a waiting one says for whom).
 Exit: 0 ok, 1 failure (a patch that does not apply is named).

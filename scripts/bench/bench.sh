@@ -28,7 +28,8 @@ Environment: REPEATS (5), PACKETS (50000, test_run cases), VPKTS (30000,
   egress-drop poll, page_pool bench, test module bench), NAPI_CASES
   (only these NAPI-cost cases, e.g. "redirect-map-egress-drop
   threaded:tx"; default all), PATCHES (the series' patch directory, e.g.
-  a prefix of patches/ to bench one commit of the series), RFC_PATCHES
+  a prefix of the series to bench one commit of it: unit dirs like
+  patches/, trimmed, or NNNN-*.patch numbered in order in one dir), RFC_PATCHES
   (the rfc patch directory, default net-core/rfc), BENCH_VARIANTS
   (kernels to run, default "base rfc series"; base is required),
   BENCH_PARALLEL (VMs at a time, 3), BENCH_CACHE (3: egress-drop runs
