@@ -26,6 +26,7 @@
 #include <linux/atomic.h>
 #include <linux/completion.h>
 #include <linux/cpumask.h>
+#include <linux/delay.h>
 #include <linux/filter.h>
 #include <linux/hrtimer.h>
 #include <linux/ktime.h>
@@ -38,6 +39,7 @@
 #include <linux/skbuff.h>
 #include <linux/string.h>
 #include <linux/timex.h>
+#include <linux/tracepoint.h>
 #include <linux/workqueue.h>
 #include <net/busy_poll.h>
 #include <net/page_pool/helpers.h>
@@ -78,7 +80,7 @@ static bool pp_probe_base;
  */
 static void (*pp_rx_napi)(struct xdp_frame *xdpf);
 
-#define PP_POOL_SIZE		256	/* ptr_ring size; never fills in a case */
+#define PP_POOL_SIZE		256	/* ptr_ring size; fills only where a case asks */
 #define PP_MAX_PAGES		8
 #define PP_MAX_NAPI		2
 #define PP_MAX_POOL		2
@@ -177,6 +179,7 @@ struct pp_job {
 };
 
 struct pp_bulk_job;
+struct pp_destroy;
 
 struct pp_bench {
 	enum pp_api api;
@@ -231,6 +234,11 @@ struct pp_env {
 	/* bulk accounting cases: what pp_job_run_here() runs instead of job */
 	void (*exec)(struct pp_env *env);
 	struct pp_bulk_job *bulk;
+
+	/* pool_size (ptr_ring size) of the pools added next; 0: PP_POOL_SIZE */
+	unsigned int pool_size;
+	/* destroy cases: the pool being destroyed and what the test holds */
+	struct pp_destroy *destroy;
 };
 
 static void pp_where_record(struct pp_env *env, struct pp_where *w)
@@ -599,7 +607,7 @@ static int pp_env_add_pool(struct pp_env *env, unsigned int idx,
 	struct page_pool_params params = {
 		.flags		= 0,	/* no DMA mapping, no sync */
 		.order		= 0,
-		.pool_size	= PP_POOL_SIZE,
+		.pool_size	= env->pool_size ?: PP_POOL_SIZE,
 		.nid		= NUMA_NO_NODE,
 		.napi		= napi,
 	};
@@ -1522,6 +1530,13 @@ static void pp_mixed_pool_bulk_in_poll(struct kunit *test)
  * accounts the same way, but it copies a pool's non-cached pages into a
  * 16-entry stack array: rows that send more than XDP_BULK_QUEUE_SIZE pages
  * of a pool to the ring in one call are series only.
+ *
+ * The ring-full rows (cases pp_ring_full_*) run on pools with a small
+ * ptr_ring (PP_RING_SMALL) and also give a number of pages to the ring
+ * before the call ("ring fill"), as a non-owner would, so that the room
+ * the ring has is exact too; they state how many pages the ring refuses
+ * (recycle.ring_full, one per page on the series, one per refusing
+ * page_pool_recycle_ring_bulk() call on base 7.3).
  */
 
 #define PP_BULK_MAX		48	/* netmems in one page_pool_put_netmem_bulk() */
@@ -1532,12 +1547,29 @@ static void pp_mixed_pool_bulk_in_poll(struct kunit *test)
 #define PP_CANARY		((__force netmem_ref)0x5a5a5a5a5a5a5a5aUL)
 #define PP_WANT(c, f, r, rel)	{ .cached = (c), .cache_full = (f), \
 				  .ring = (r), .released = (rel) }
+/* Not the owner: ring pages, released_refcnt, pages the ring refused and
+ * base 7.3's ring_full for them (one per refusing producer call).
+ */
+#define PP_WANT_RF(r, rel, rf, rf_base) \
+				{ .ring = (r), .released = (rel), \
+				  .ring_full = (rf), .ring_full_base = (rf_base) }
+#define PP_RING_SMALL		16	/* ptr_ring of the ring-full cases */
+#define PP_FILLED_MAX		(PP_ALLOC_CACHE_SIZE + PP_RING_SMALL)
 
 struct pp_bulk_want {
 	unsigned int cached;
 	unsigned int cache_full;	/* of which: did not fit, to the ring */
 	unsigned int ring;
 	unsigned int released;		/* released_refcnt */
+	/*
+	 * Pages the ptr_ring refused: released to the page allocator, each
+	 * counted in recycle.ring_full (series, patch "page_pool: count every
+	 * page a full ring refuses in bulk returns").  Base 7.3 counts one
+	 * per page_pool_recycle_ring_bulk() call that met a full ring:
+	 * ring_full_base, asserted with expect=base.
+	 */
+	unsigned int ring_full;
+	unsigned int ring_full_base;
 };
 
 /*
@@ -1560,6 +1592,11 @@ struct pp_bulk_row {
 	unsigned int fill[PP_MAX_POOL];	/* each pool's alloc.count before */
 	const struct pp_case *ctx;
 	struct pp_bulk_want want[PP_MAX_POOL];
+	unsigned int ring_fill[PP_MAX_POOL];	/* pages in each ring before */
+	/* more than XDP_BULK_QUEUE_SIZE pages of a pool for the ring in one
+	 * call: base 7.3 would overflow its stack array; not run there
+	 */
+	bool series_only;
 };
 
 /*
@@ -1568,6 +1605,7 @@ struct pp_bulk_row {
  *   's'  a single-buffer frame of pool 0 (the inline fast path)
  *   'm'  a frame of pool 0 with PP_NR_FRAGS frags (out of line)
  *   'o'  a MEM_TYPE_PAGE_ORDER0 frame: freed at once, never bulked
+ *   'b'  a single-buffer frame of pool 1 (B)
  * After each frame: the bulk's count, and how many of pool 0's pages were
  * returned to it by then (cached + ring), i.e. when the bulk flushed.
  */
@@ -1579,6 +1617,8 @@ struct pp_fbulk_row {
 	u8 count[PP_FBULK_MAX];
 	u8 returned[PP_FBULK_MAX];
 	struct pp_bulk_want want;	/* pool 0, after the flush */
+	struct pp_bulk_want want_b;	/* pool 1 ('b' frames) */
+	unsigned int ring_fill[PP_MAX_POOL];	/* pages in each ring before */
 };
 
 struct pp_bulk_page {
@@ -1591,7 +1631,7 @@ struct pp_bulk_page {
 struct pp_held {
 	struct page **pages;
 	unsigned int nr;
-	struct page **filled;		/* given to the cache as the fill */
+	struct page **filled;		/* given to the cache and ring as fill */
 	unsigned int nr_filled;
 };
 
@@ -1636,6 +1676,14 @@ static const struct pp_case pp_bulk_process = {
 	.owner = { PP_OWN_NONE, PP_OWN_NONE },
 };
 
+/* cpumap/devmap: BH-disabled work on CPU B while A's owner polls on CPU A */
+static const struct pp_case pp_bulk_other_cpu = {
+	.ctx = "BH-disabled work on another CPU while A's owner polls",
+	.run = pp_ctx_other_cpu_in_poll,
+	.local = { false, false }, .softirq = 1, .serving = 0, .cpu = -1,
+	.owner = { PP_OWN_OTHER, PP_OWN_NONE },
+};
+
 /* Base 7.3 (or expecting it): no more than 16 ring pages per call. */
 static bool pp_kernel_is_base(void)
 {
@@ -1646,6 +1694,24 @@ static int pp_pool_inflight(const struct page_pool *pool)
 {
 	return (int)(pool->pages_state_hold_cnt -
 		     (u32)atomic_read(&pool->pages_state_release_cnt));
+}
+
+/* A pool's page counters: pages taken from the page allocator, given back */
+struct pp_acct {
+	u32 hold;
+	u32 release;
+};
+
+static void pp_acct_read(const struct page_pool *pool, struct pp_acct *a)
+{
+	a->hold = READ_ONCE(pool->pages_state_hold_cnt);
+	a->release = (u32)atomic_read(&pool->pages_state_release_cnt);
+}
+
+/* The ring_full a row asserts: per page, or base 7.3's per call. */
+static unsigned int pp_want_ring_full(const struct pp_bulk_want *w)
+{
+	return pp_base ? w->ring_full_base : w->ring_full;
 }
 
 /* Runs in the context under test. */
@@ -1763,16 +1829,33 @@ static void pp_bulk_teardown(struct pp_env *env)
 KUNIT_DEFINE_ACTION_WRAPPER(pp_bulk_teardown_action, pp_bulk_teardown,
 			    struct pp_env *);
 
-/* Two pools: A owned by napi0 (the one the owner context polls), B by napi1. */
-static struct pp_env *pp_bulk_setup(struct kunit *test)
+/*
+ * Two pools: A owned by napi0 (the one the owner context polls), B by napi1;
+ * @pool_size: their ptr_ring's size (0: PP_POOL_SIZE).
+ */
+static struct pp_env *pp_bulk_setup_sized(struct kunit *test,
+					  unsigned int pool_size)
 {
 	struct pp_env *env = pp_setup(test, 2, false);
 	struct pp_bulk_job *bj;
 	unsigned int i;
 	int err;
 
+	env->pool_size = pool_size;
 	pp_add_pool(test, env, 0, &env->napi[0], -1);
 	pp_add_pool(test, env, 1, &env->napi[1], -1);
+	for (i = 0; pool_size && i < PP_MAX_POOL; i++) {
+		const struct ptr_ring *r = &env->pp[i].pool->ring;
+
+		/* page_pool_init(): ring size = pool_size (at most 16384) */
+		KUNIT_ASSERT_EQ_MSG(test, r->size, (int)pool_size,
+				    "pool%u: ptr_ring size", i);
+		/* batch 1: a consumed slot is NULL at once, so the room
+		 * of an emptied ring is its size, exactly
+		 */
+		KUNIT_ASSERT_EQ_MSG(test, r->batch, 1,
+				    "pool%u: ptr_ring consumer batch", i);
+	}
 
 	bj = kunit_kzalloc(test, sizeof(*bj), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, bj);
@@ -1780,7 +1863,7 @@ static struct pp_env *pp_bulk_setup(struct kunit *test)
 		bj->held[i].pages = kunit_kcalloc(test, PP_HELD_MAX,
 						  sizeof(struct page *),
 						  GFP_KERNEL);
-		bj->held[i].filled = kunit_kcalloc(test, PP_ALLOC_CACHE_SIZE,
+		bj->held[i].filled = kunit_kcalloc(test, PP_FILLED_MAX,
 						   sizeof(struct page *),
 						   GFP_KERNEL);
 		KUNIT_ASSERT_NOT_NULL(test, bj->held[i].pages);
@@ -1802,21 +1885,31 @@ static struct pp_env *pp_bulk_setup(struct kunit *test)
 	return env;
 }
 
+static struct pp_env *pp_bulk_setup(struct kunit *test)
+{
+	return pp_bulk_setup_sized(test, 0);
+}
+
 /*
- * Leave exactly @fill pages in pool @idx's cache and none in its ring:
- * take every page out of both (and at least @fill), then give @fill of
- * them back to the cache as its owner would.
+ * Leave exactly @fill pages in pool @idx's cache and @ring_fill in its
+ * ring: take every page out of both (and at least @fill + @ring_fill),
+ * then give @fill of them back to the cache as its owner would, and
+ * @ring_fill to the ring as a non-owner would (process context).
  */
 static void pp_bulk_fill(struct kunit *test, struct pp_env *env,
-			 unsigned int idx, unsigned int fill)
+			 unsigned int idx, unsigned int fill,
+			 unsigned int ring_fill)
 {
 	struct page_pool *pool = env->pp[idx].pool;
 	struct pp_held *h = &env->bulk->held[idx];
+	struct page_pool_stats b = {}, a = {};
 	unsigned int i;
 
 	KUNIT_ASSERT_LE(test, fill, PP_ALLOC_CACHE_SIZE);
+	KUNIT_ASSERT_LE(test, ring_fill, PP_RING_SMALL);
+	KUNIT_ASSERT_LE(test, ring_fill, (unsigned int)pool->ring.size);
 	while (pool->alloc.count || !ptr_ring_empty(&pool->ring) ||
-	       h->nr < fill) {
+	       h->nr < fill + ring_fill) {
 		struct page *page;
 
 		KUNIT_ASSERT_LT_MSG(test, h->nr, PP_HELD_MAX,
@@ -1838,6 +1931,24 @@ static void pp_bulk_fill(struct kunit *test, struct pp_env *env,
 			    "pool%u: alloc.count after the fill", idx);
 	KUNIT_ASSERT_TRUE_MSG(test, ptr_ring_empty(&pool->ring),
 			      "pool%u: ring empty after the fill", idx);
+	if (!ring_fill)
+		return;
+
+	page_pool_get_stats(pool, &b);
+	for (i = 0; i < ring_fill; i++) {
+		struct page *page = h->pages[--h->nr];
+
+		h->filled[h->nr_filled++] = page;
+		page_pool_put_full_page(pool, page, false);
+	}
+	page_pool_get_stats(pool, &a);
+	KUNIT_ASSERT_EQ_MSG(test, a.recycle_stats.ring - b.recycle_stats.ring,
+			    (u64)ring_fill, "pool%u: ring fill", idx);
+	KUNIT_ASSERT_EQ_MSG(test,
+			    a.recycle_stats.ring_full - b.recycle_stats.ring_full,
+			    0ULL, "pool%u: ring fill: ring_full", idx);
+	KUNIT_ASSERT_EQ_MSG(test, pool->alloc.count, fill,
+			    "pool%u: alloc.count after the ring fill", idx);
 }
 
 /*
@@ -1885,26 +1996,29 @@ static unsigned int pp_bulk_drain(struct kunit *test, struct pp_env *env,
 
 /*
  * Everything about pool @idx after a call: the stats deltas, the cache's
- * count, the pages in flight, and each page back exactly once.
+ * count, the pages in flight, and each page back exactly once.  @acct: the
+ * pool's hold and release counts moved by the call.
  */
 static void pp_bulk_check_pool(struct kunit *test, struct pp_env *env,
 			       unsigned int idx, const char *name,
 			       const char *ctx, const struct page_pool_stats *b,
 			       const struct page_pool_stats *a,
 			       const struct pp_bulk_want *w, unsigned int fill,
-			       u32 count, int inflight)
+			       unsigned int ring_fill, u32 count,
+			       const struct pp_acct *acct)
 {
 	const struct page_pool_recycle_stats *rb = &b->recycle_stats;
 	const struct page_pool_recycle_stats *ra = &a->recycle_stats;
 	struct pp_bulk_call *c = &env->bulk->c;
 	struct pp_held *h = &env->bulk->held[idx];
-	unsigned int i, first, nr_filled = h->nr_filled;
+	unsigned int i, first, nr_filled = h->nr_filled, back = 0, kept = 0;
 
-	kunit_info(test, "%s in %s: pool%u cached +%llu cache_full +%llu ring +%llu ring_full +%llu released_refcnt +%llu, alloc.count %u -> %u\n",
+	kunit_info(test, "%s in %s: pool%u cached +%llu cache_full +%llu ring +%llu ring_full +%llu released_refcnt +%llu, alloc.count %u -> %u, hold +%u release +%u\n",
 		   name, ctx, idx, ra->cached - rb->cached,
 		   ra->cache_full - rb->cache_full, ra->ring - rb->ring,
 		   ra->ring_full - rb->ring_full,
-		   ra->released_refcnt - rb->released_refcnt, fill, count);
+		   ra->released_refcnt - rb->released_refcnt, fill, count,
+		   acct->hold, acct->release);
 	KUNIT_EXPECT_EQ_MSG(test, (u64)(ra->cached - rb->cached),
 			    (u64)w->cached, "%s in %s: pool%u recycle.cached",
 			    name, ctx, idx);
@@ -1914,9 +2028,12 @@ static void pp_bulk_check_pool(struct kunit *test, struct pp_env *env,
 			    idx);
 	KUNIT_EXPECT_EQ_MSG(test, (u64)(ra->ring - rb->ring), (u64)w->ring,
 			    "%s in %s: pool%u recycle.ring", name, ctx, idx);
-	KUNIT_EXPECT_EQ_MSG(test, (u64)(ra->ring_full - rb->ring_full), 0ULL,
-			    "%s in %s: pool%u recycle.ring_full", name, ctx,
-			    idx);
+	KUNIT_EXPECT_EQ_MSG(test, (u64)(ra->ring_full - rb->ring_full),
+			    (u64)pp_want_ring_full(w),
+			    "%s in %s: pool%u recycle.ring_full (%s: %u page(s) refused)",
+			    name, ctx, idx,
+			    pp_base ? "base 7.3 counts one per refusing call" :
+				      "one per refused page", w->ring_full);
 	KUNIT_EXPECT_EQ_MSG(test,
 			    (u64)(ra->released_refcnt - rb->released_refcnt),
 			    (u64)w->released,
@@ -1925,11 +2042,16 @@ static void pp_bulk_check_pool(struct kunit *test, struct pp_env *env,
 	KUNIT_EXPECT_EQ_MSG(test, count, fill + w->cached,
 			    "%s in %s: pool%u alloc.count after the call",
 			    name, ctx, idx);
-	KUNIT_EXPECT_EQ_MSG(test, inflight, -(int)w->released,
-			    "%s in %s: pool%u pages in flight (hold - release) moved by",
+	/* Pages leave the pool: released_refcnt, and what the ring refused */
+	KUNIT_EXPECT_EQ_MSG(test, acct->hold, 0U,
+			    "%s in %s: pool%u pages_state_hold_cnt moved by",
+			    name, ctx, idx);
+	KUNIT_EXPECT_EQ_MSG(test, acct->release, w->released + w->ring_full,
+			    "%s in %s: pool%u pages_state_release_cnt moved by (released_refcnt + refused by the ring)",
 			    name, ctx, idx);
 
-	first = pp_bulk_drain(test, env, idx, fill + w->cached + w->ring, name);
+	first = pp_bulk_drain(test, env, idx,
+			      fill + ring_fill + w->cached + w->ring, name);
 	for (i = 0; i < nr_filled; i++)
 		KUNIT_EXPECT_EQ_MSG(test,
 				    pp_count_page(h->pages, first, h->nr,
@@ -1938,32 +2060,58 @@ static void pp_bulk_check_pool(struct kunit *test, struct pp_env *env,
 				    idx);
 	for (i = 0; i < c->nr_pages; i++) {
 		const struct pp_bulk_page *bp = &c->pages[i];
-		bool kept = bp->kind == 'g' || bp->kind == 'h';
+		bool keep = bp->kind == 'g' || bp->kind == 'h';
+		unsigned int n;
 
 		if (bp->pool != idx)
 			continue;
-		KUNIT_EXPECT_EQ_MSG(test,
-				    pp_count_page(h->pages, first, h->nr,
-						  bp->page), (kept ? 0U : 1U),
+		kept += bp->kind == 'h';
+		n = pp_count_page(h->pages, first, h->nr, bp->page);
+		back += n;
+		/* The ring refuses the tail of what it is given: which of
+		 * the pages come back depends on the order of the call
+		 * (chunks, pools); that w->ring of them do is checked below.
+		 */
+		if (w->ring_full && !keep) {
+			KUNIT_EXPECT_LE_MSG(test, n, 1U,
+					    "%s in %s: pool%u: page %u ('%c') came back",
+					    name, ctx, idx, i, bp->kind);
+			continue;
+		}
+		KUNIT_EXPECT_EQ_MSG(test, n, (keep ? 0U : 1U),
 				    "%s in %s: pool%u: page %u ('%c') came back",
 				    name, ctx, idx, i, bp->kind);
 	}
+	KUNIT_EXPECT_EQ_MSG(test, back, w->cached + w->ring,
+			    "%s in %s: pool%u: pages of the call that came back from the cache and the ring",
+			    name, ctx, idx);
+	/*
+	 * The cache and the ring are empty now: every page the pool took
+	 * from the page allocator and did not give back is in the test's
+	 * hands (drained, or an 'h' page the caller keeps).  A page the
+	 * ring refused and the pool did not release would count here.
+	 */
+	KUNIT_EXPECT_EQ_MSG(test, pp_pool_inflight(env->pp[idx].pool),
+			    (int)(h->nr + kept),
+			    "%s in %s: pool%u pages in flight after the drain (all in the test's hands)",
+			    name, ctx, idx);
 }
 
 static void pp_bulk_run(struct kunit *test, struct pp_env *env,
 			const char *name, const struct pp_case *ctx,
-			const unsigned int *fill,
+			const unsigned int *fill, const unsigned int *ring_fill,
 			struct page_pool_stats *before,
 			struct page_pool_stats *after, u32 *count,
-			int *inflight)
+			struct pp_acct *acct)
 {
+	struct pp_acct a[PP_MAX_POOL];
 	unsigned int i;
 	int err;
 
 	for (i = 0; i < PP_MAX_POOL; i++)
-		pp_bulk_fill(test, env, i, fill[i]);
+		pp_bulk_fill(test, env, i, fill[i], ring_fill[i]);
 	for (i = 0; i < PP_MAX_POOL; i++)
-		inflight[i] = pp_pool_inflight(env->pp[i].pool);
+		pp_acct_read(env->pp[i].pool, &acct[i]);
 	memset(&env->job.where, 0, sizeof(env->job.where));
 
 	pp_snap(env, before);
@@ -1972,7 +2120,9 @@ static void pp_bulk_run(struct kunit *test, struct pp_env *env,
 
 	for (i = 0; i < PP_MAX_POOL; i++) {
 		count[i] = env->pp[i].pool->alloc.count;
-		inflight[i] = pp_pool_inflight(env->pp[i].pool) - inflight[i];
+		pp_acct_read(env->pp[i].pool, &a[i]);
+		acct[i].hold = a[i].hold - acct[i].hold;
+		acct[i].release = a[i].release - acct[i].release;
 	}
 	KUNIT_EXPECT_EQ_MSG(test, err, 0, "%s in %s: context failed", name,
 			    ctx->ctx);
@@ -2069,13 +2219,19 @@ static void pp_bulk_check_row(struct kunit *test, struct pp_env *env,
 			      const struct pp_bulk_row *r)
 {
 	struct page_pool_stats before[PP_MAX_POOL], after[PP_MAX_POOL];
-	int inflight[PP_MAX_POOL];
+	struct pp_acct acct[PP_MAX_POOL];
 	u32 count[PP_MAX_POOL];
 	unsigned int i;
 
+	if (r->series_only && pp_kernel_is_base()) {
+		kunit_info(test, "%s: not run on base 7.3: more than %d pages of a pool for the ring in one call overflow its stack array (series-only row)\n",
+			   r->name, XDP_BULK_QUEUE_SIZE);
+		return;
+	}
 	for (i = 0; i < PP_MAX_POOL; i++) {
 		if (pp_kernel_is_base() &&
-		    r->want[i].ring > XDP_BULK_QUEUE_SIZE) {
+		    r->want[i].ring + r->want[i].ring_full >
+		    XDP_BULK_QUEUE_SIZE) {
 			KUNIT_FAIL(test,
 				   "%s: more than %d ring pages of a pool in one call overflow base 7.3's array: series-only row",
 				   r->name, XDP_BULK_QUEUE_SIZE);
@@ -2083,12 +2239,13 @@ static void pp_bulk_check_row(struct kunit *test, struct pp_env *env,
 		}
 	}
 	pp_bulk_prep(test, env, r);
-	pp_bulk_run(test, env, r->name, r->ctx, r->fill, before, after, count,
-		    inflight);
+	pp_bulk_run(test, env, r->name, r->ctx, r->fill, r->ring_fill, before,
+		    after, count, acct);
 	for (i = 0; i < PP_MAX_POOL; i++)
 		pp_bulk_check_pool(test, env, i, r->name, r->ctx->ctx,
 				   &before[i], &after[i], &r->want[i],
-				   r->fill[i], count[i], inflight[i]);
+				   r->fill[i], r->ring_fill[i], count[i],
+				   &acct[i]);
 	pp_bulk_check_kept(test, env, r->name);
 	pp_bulk_release(env);
 }
@@ -2122,16 +2279,18 @@ static void pp_fbulk_prep(struct kunit *test, struct pp_env *env,
 		struct page *pg[1 + PP_NR_FRAGS];
 		struct xdp_buff xdp;
 
-		KUNIT_ASSERT_NOT_NULL_MSG(test, strchr("smo", kind),
+		unsigned int pool = kind == 'o' ? PP_MAX_POOL : kind == 'b';
+
+		KUNIT_ASSERT_NOT_NULL_MSG(test, strchr("smob", kind),
 					  "%s: letter '%c'", r->name, kind);
 		for (j = 0; j < nr; j++) {
 			struct pp_bulk_page *bp = &c->pages[c->nr_pages];
 
 			pg[j] = kind == 'o' ? alloc_page(GFP_KERNEL) :
-				page_pool_dev_alloc_pages(env->pp[0].pool);
+				page_pool_dev_alloc_pages(env->pp[pool].pool);
 			KUNIT_ASSERT_NOT_NULL(test, pg[j]);
 			bp->page = pg[j];
-			bp->pool = kind == 'o' ? PP_MAX_POOL : 0;
+			bp->pool = pool;
 			bp->kind = kind;
 			c->nr_pages++;
 			if (kind == 'o') {
@@ -2139,8 +2298,8 @@ static void pp_fbulk_prep(struct kunit *test, struct pp_env *env,
 				c->o0[i] = pg[j];
 			}
 		}
-		pp_build_buff(&xdp, kind == 'o' ? &bj->o0 : &env->pp[0], pg[0],
-			      &pg[1], nr - 1);
+		pp_build_buff(&xdp, kind == 'o' ? &bj->o0 : &env->pp[pool],
+			      pg[0], &pg[1], nr - 1);
 		c->frames[i] = xdp_convert_buff_to_frame(&xdp);
 		KUNIT_ASSERT_NOT_NULL(test, c->frames[i]);
 		c->nr = i + 1;
@@ -2150,19 +2309,18 @@ static void pp_fbulk_prep(struct kunit *test, struct pp_env *env,
 static void pp_fbulk_check_row(struct kunit *test, struct pp_env *env,
 			       const struct pp_fbulk_row *r)
 {
-	static const struct pp_bulk_want none;
 	const unsigned int fill[PP_MAX_POOL] = { r->fill, 0 };
 	struct page_pool_stats before[PP_MAX_POOL], after[PP_MAX_POOL];
 	struct pp_bulk_call *c = &env->bulk->c;
 	const char *ctx = r->ctx->ctx;
-	int inflight[PP_MAX_POOL];
+	struct pp_acct acct[PP_MAX_POOL];
 	u32 count[PP_MAX_POOL];
 	u64 base;
 	unsigned int i;
 
 	pp_fbulk_prep(test, env, r);
-	pp_bulk_run(test, env, r->name, r->ctx, fill, before, after, count,
-		    inflight);
+	pp_bulk_run(test, env, r->name, r->ctx, fill, r->ring_fill, before,
+		    after, count, acct);
 
 	base = before[0].recycle_stats.cached + before[0].recycle_stats.ring;
 	for (i = 0; i < c->nr; i++) {
@@ -2183,9 +2341,11 @@ static void pp_fbulk_check_row(struct kunit *test, struct pp_env *env,
 			      "%s in %s: written past the bulk's q[]", r->name,
 			      ctx);
 	pp_bulk_check_pool(test, env, 0, r->name, ctx, &before[0], &after[0],
-			   &r->want, fill[0], count[0], inflight[0]);
+			   &r->want, fill[0], r->ring_fill[0], count[0],
+			   &acct[0]);
 	pp_bulk_check_pool(test, env, 1, r->name, ctx, &before[1], &after[1],
-			   &none, fill[1], count[1], inflight[1]);
+			   &r->want_b, fill[1], r->ring_fill[1], count[1],
+			   &acct[1]);
 	pp_bulk_check_kept(test, env, r->name);
 	pp_bulk_release(env);
 }
@@ -2348,6 +2508,682 @@ static void pp_frame_bulk_mixed(struct kunit *test)
 		pp_fbulk_check_row(test, env, &pp_fbulk_rows[i]);
 }
 
+/* ---- page_pool release watch ----------------------------------------- */
+
+/*
+ * page_pool_release() (net/core/page_pool.c, 7.3 and the series) scrubs
+ * the pool, counts what is in flight (page_pool_inflight(pool, true), which
+ * fires the page_pool:page_pool_release tracepoint with that count) and, at
+ * 0, frees the pool (__page_pool_destroy(): kfree()) before it returns.
+ * page_pool_destroy() runs it once; while pages are in flight the
+ * release_dw worker runs it again every second (DEFER_TIME) and prints
+ * "page_pool_release_retry() stalled pool shutdown" after 60 s
+ * (DEFER_WARN_INTERVAL).  After page_pool_destroy() the test can thus not
+ * look at the pool itself to learn that it was freed: the pool may be gone
+ * as soon as its last page came back.  It watches the tracepoint instead
+ * (the probe compares the pool pointer, never dereferences it): the call
+ * that saw 0 in flight is the one that freed the pool.  The tracepoint is
+ * not exported to modules: it is found by name with
+ * for_each_kernel_tracepoint().
+ */
+struct pp_watch {
+	struct tracepoint *tp;
+	const struct page_pool *pool;	/* compared with, never dereferenced */
+	atomic_t calls;			/* page_pool_release() calls seen */
+	atomic_t over;			/* saw in flight <= 0: no more calls */
+	int first;			/* in flight the first call saw */
+	int last;			/* ... and the last */
+	bool negative;
+	struct completion done;		/* set with over */
+};
+
+static void pp_watch_probe(void *data, const struct page_pool *pool,
+			   s32 inflight, u32 hold, u32 release)
+{
+	struct pp_watch *w = data;
+
+	if (pool != smp_load_acquire(&w->pool) || atomic_read(&w->over))
+		return;
+	if (atomic_inc_return(&w->calls) == 1)
+		w->first = inflight;
+	w->last = inflight;
+	if (inflight < 0)
+		w->negative = true;	/* WARNs; never freed, no more retries */
+	if (inflight <= 0) {
+		atomic_set_release(&w->over, 1);
+		complete(&w->done);
+	}
+}
+
+static void pp_watch_find(struct tracepoint *tp, void *priv)
+{
+	struct pp_watch *w = priv;
+
+	if (!strcmp(tp->name, "page_pool_release"))
+		w->tp = tp;
+}
+
+static void pp_watch_stop(struct pp_watch *w)
+{
+	tracepoint_probe_unregister(w->tp, (void *)pp_watch_probe, w);
+	/* no probe runs on w once this returns */
+	tracepoint_synchronize_unregister();
+}
+
+KUNIT_DEFINE_ACTION_WRAPPER(pp_watch_stop_action, pp_watch_stop,
+			    struct pp_watch *);
+
+/* A case that cannot watch fails: it would prove nothing about the free. */
+static struct pp_watch *pp_watch_start(struct kunit *test)
+{
+	struct pp_watch *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+	int err;
+
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	init_completion(&w->done);
+	for_each_kernel_tracepoint(pp_watch_find, w);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, w->tp,
+				  "tracepoint page_pool_release not found (CONFIG_TRACEPOINTS=n?)");
+	err = tracepoint_probe_register(w->tp, (void *)pp_watch_probe, w);
+	KUNIT_ASSERT_EQ_MSG(test, err, 0, "registering a page_pool_release probe");
+	/* runs before kunit frees w (cleanup is last added, first run) */
+	err = kunit_add_action_or_reset(test, pp_watch_stop_action, w);
+	KUNIT_ASSERT_EQ(test, err, 0);
+	return w;
+}
+
+/* Watch @pool from now on; no probe runs for it yet (not destroyed). */
+static void pp_watch_arm(struct pp_watch *w, const struct page_pool *pool)
+{
+	WRITE_ONCE(w->pool, NULL);
+	atomic_set(&w->calls, 0);
+	atomic_set(&w->over, 0);
+	w->first = INT_MIN;
+	w->last = INT_MIN;
+	w->negative = false;
+	reinit_completion(&w->done);
+	smp_store_release(&w->pool, pool);
+}
+
+/*
+ * Destroy pool @idx as a driver tears an rx queue down: its NAPI disabled
+ * (page_pool_disable_direct_recycling() asserts it), the rxq's memory model
+ * unregistered (drops the reference xdp_rxq_info_reg_mem_model() took),
+ * page_pool_destroy().  The NAPIs are enabled again, so that the one that
+ * owned the pool can still be polled.  The pool is forgotten by the env;
+ * the caller touches it only while it holds one of its pages.
+ */
+static struct page_pool *pp_pool_destroy(struct pp_env *env, unsigned int idx,
+					 struct pp_watch *w)
+{
+	struct pp_pool *p = &env->pp[idx];
+	struct page_pool *pool = p->pool;
+	unsigned int i;
+
+	pp_watch_arm(w, pool);
+	for (i = 0; i < env->nr_napi; i++)
+		napi_disable(&env->napi[i]);
+	if (p->rxq_reg) {
+		xdp_rxq_info_unreg(&p->rxq);
+		p->rxq_reg = false;
+	}
+	p->pool = NULL;
+	page_pool_destroy(pool);
+	for (i = 0; i < env->nr_napi; i++)
+		napi_enable(&env->napi[i]);
+	return pool;
+}
+
+/* ---- ring full -------------------------------------------------------- */
+
+/*
+ * Both pools get a PP_RING_SMALL (16) ptr_ring: pool_size 16, which
+ * page_pool_init() takes as the ring size; a ring that small has a consumer
+ * batch of 1, so the room of an emptied ring is exact (asserted).  A row's
+ * ring fill leaves "room" = 16 - ring_fill.  Non-owner contexts only: every
+ * recyclable page is for the ring, the ring takes the first "room" of them
+ * and page_pool_recycle_ring_bulk() releases the rest.
+ *
+ * Each row asserts, per pool: recycle.ring == the pages the ring took;
+ * recycle.ring_full == every page it refused (series) or, with
+ * expect=base, what base 7.3 counts: one per page_pool_recycle_ring_bulk()
+ * call that met a full ring (base calls it once per pool per round of
+ * page_pool_put_netmem_bulk(), so once per pool per call of at most 16
+ * pages); pages_state_release_cnt moved by exactly the refused pages (plus
+ * released_refcnt), pages_state_hold_cnt not at all; the pages the ring
+ * took, and the ring fill, come back once each from a drain, the refused
+ * ones never; after the drain the pool's pages in flight are exactly the
+ * pages in the test's hands.  At the end of the case both pools are
+ * destroyed with nothing in flight: page_pool_destroy()'s own release must
+ * see 0 and free the pool at once (page_pool_release tracepoint).
+ *
+ * Mutations: reverting "page_pool: count every page a full ring refuses in
+ * bulk returns" (ring_full once per page_pool_recycle_ring_bulk() call)
+ * fails every row with more than one refused page in a call on the series
+ * (e.g. "16, room 6": 1, not 10; "40, room 6": 3 - once per chunk of 16 -,
+ * not 34); counting bulk_len instead of the refused tail fails "16, room
+ * 15" (16, not 1); a page_pool_recycle_ring_bulk() that drops the refused
+ * pages without page_pool_return_netmem() fails the release count and the
+ * in-flight check (and the pools' destroy: in flight != 0); one that
+ * recycles them anyway fails the drain (the ring had no room: recycle.ring
+ * and the pages back disagree).  Series patch "page_pool: recycle the pages
+ * of one pool in a single pass in bulk returns": a chunk of 16 ring pages
+ * produced into the wrong pool, or a chunk lost at a pool switch, fails the
+ * interleaved and longer-than-16 rows.
+ */
+static const struct pp_bulk_row pp_ring_full_bulk_rows[] = {
+	{ .name = "16, ring empty: fits exactly", .pattern = "a", .nr = 16,
+	  .ctx = &pp_bulk_process, .want = { PP_WANT_RF(16, 0, 0, 0) } },
+	{ .name = "16, room 15: one refused", .pattern = "a", .nr = 16,
+	  .ctx = &pp_bulk_process, .ring_fill = { 1 },
+	  .want = { PP_WANT_RF(15, 0, 1, 1) } },
+	{ .name = "16, room 6", .pattern = "a", .nr = 16,
+	  .ctx = &pp_bulk_process, .ring_fill = { 10 },
+	  .want = { PP_WANT_RF(6, 0, 10, 1) } },
+	{ .name = "16, ring full", .pattern = "a", .nr = 16,
+	  .ctx = &pp_bulk_process, .ring_fill = { 16 },
+	  .want = { PP_WANT_RF(0, 0, 16, 1) } },
+	/* 15 recyclable, one released_refcnt: not counted as ring_full */
+	{ .name = "page refcount 2 at entry 7, room 6",
+	  .pattern = "aaaaaaagaaaaaaaa", .nr = 16, .ctx = &pp_bulk_process,
+	  .ring_fill = { 10 }, .want = { PP_WANT_RF(6, 1, 9, 1) } },
+	{ .name = "A,B,A,B,..., A room 3, B room 5", .pattern = "ab",
+	  .nr = 16, .ctx = &pp_bulk_process, .ring_fill = { 13, 11 },
+	  .want = { PP_WANT_RF(3, 0, 5, 1), PP_WANT_RF(5, 0, 3, 1) } },
+	{ .name = "B,A,B,A,..., A full, B room 8", .pattern = "ba", .nr = 16,
+	  .ctx = &pp_bulk_process, .ring_fill = { 16, 8 },
+	  .want = { PP_WANT_RF(0, 0, 8, 1), PP_WANT_RF(8, 0, 0, 0) } },
+	{ .name = "AAAABBBB,AAAABBBB, room 2 each", .pattern = "aaaabbbb",
+	  .nr = 16, .ctx = &pp_bulk_process, .ring_fill = { 14, 14 },
+	  .want = { PP_WANT_RF(2, 0, 6, 1), PP_WANT_RF(2, 0, 6, 1) } },
+	/* series: chunks of 16 ring pages: 6 + 10 refused, 16, 8 */
+	{ .name = "40, room 6", .pattern = "a", .nr = 40,
+	  .ctx = &pp_bulk_process, .ring_fill = { 10 },
+	  .want = { PP_WANT_RF(6, 0, 34, 0) }, .series_only = true },
+	/* A: 16 (6 taken) then 4; B on the second round: 16 (10), then 4 */
+	{ .name = "A,B x 20, A room 6, B room 10", .pattern = "ab", .nr = 40,
+	  .ctx = &pp_bulk_process, .ring_fill = { 10, 6 },
+	  .want = { PP_WANT_RF(6, 0, 14, 0), PP_WANT_RF(10, 0, 10, 0) },
+	  .series_only = true },
+};
+
+/* 17 frames: the 17th flushes the first 16 */
+#define PP_COUNT_17	{ 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, \
+			  16, 1 }
+#define PP_RET_AT_16(n)	{ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, (n) }
+
+/* xdp_return_frame_bulk() + xdp_flush_frame_bulk() meeting a full ring */
+static const struct pp_fbulk_row pp_ring_full_fbulk_rows[] = {
+	/* flush of 16 at frame 17: 6 taken, 10 refused; final flush: 1 */
+	{ .name = "17 frames, room 6", .frames = "sssssssssssssssss",
+	  .ctx = &pp_bulk_process, .count = PP_COUNT_17,
+	  .returned = PP_RET_AT_16(6), .ring_fill = { 10 },
+	  .want = PP_WANT_RF(6, 0, 11, 2) },
+	/* 20 pages; the second 'm' flushes 16 at its second frag: 5 taken,
+	 * 11 refused; the final flush of 4: refused
+	 */
+	{ .name = "single, multi-buffer and ORDER0 frames, room 5",
+	  .frames = "ssmossssssssmss", .ctx = &pp_bulk_process,
+	  .count = { 1, 2, 6, 6, 7, 8, 9, 10, 11, 12, 13, 14, 2, 3, 4 },
+	  .returned = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 5, 5, 5 },
+	  .ring_fill = { 11 }, .want = PP_WANT_RF(5, 0, 15, 2) },
+	/* flush of 8 A + 8 B at frame 17: A 3 taken, B 5; final flush: 1 A */
+	{ .name = "A,B,A,B,... 17 frames, A room 3, B room 5",
+	  .frames = "sbsbsbsbsbsbsbsbs", .ctx = &pp_bulk_process,
+	  .count = PP_COUNT_17, .returned = PP_RET_AT_16(3),
+	  .ring_fill = { 13, 11 }, .want = PP_WANT_RF(3, 0, 6, 2),
+	  .want_b = PP_WANT_RF(5, 0, 3, 1) },
+	{ .name = "16 frames, ring full: the final flush",
+	  .frames = "ssssssssssssssss", .ctx = &pp_bulk_process,
+	  .count = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 },
+	  .ring_fill = { 16 }, .want = PP_WANT_RF(0, 0, 16, 1) },
+};
+
+/* The same in the cpumap/devmap context: BH on CPU B, the owner polls on A */
+static const struct pp_bulk_row pp_ring_full_other_cpu_rows[] = {
+	{ .name = "16, room 6", .pattern = "a", .nr = 16,
+	  .ctx = &pp_bulk_other_cpu, .ring_fill = { 10 },
+	  .want = { PP_WANT_RF(6, 0, 10, 1) } },
+	{ .name = "A,B,A,B,..., A room 3, B room 5", .pattern = "ab",
+	  .nr = 16, .ctx = &pp_bulk_other_cpu, .ring_fill = { 13, 11 },
+	  .want = { PP_WANT_RF(3, 0, 5, 1), PP_WANT_RF(5, 0, 3, 1) } },
+};
+
+static const struct pp_fbulk_row pp_ring_full_other_cpu_frows[] = {
+	{ .name = "17 frames, room 6", .frames = "sssssssssssssssss",
+	  .ctx = &pp_bulk_other_cpu, .count = PP_COUNT_17,
+	  .returned = PP_RET_AT_16(6), .ring_fill = { 10 },
+	  .want = PP_WANT_RF(6, 0, 11, 2) },
+	{ .name = "A,B,A,B,... 17 frames, A room 3, B room 5",
+	  .frames = "sbsbsbsbsbsbsbsbs", .ctx = &pp_bulk_other_cpu,
+	  .count = PP_COUNT_17, .returned = PP_RET_AT_16(3),
+	  .ring_fill = { 13, 11 }, .want = PP_WANT_RF(3, 0, 6, 2),
+	  .want_b = PP_WANT_RF(5, 0, 3, 1) },
+};
+
+static struct pp_env *pp_ring_full_setup(struct kunit *test,
+					 struct pp_watch **w)
+{
+	struct pp_env *env = pp_bulk_setup_sized(test, PP_RING_SMALL);
+
+	*w = pp_watch_start(test);
+	return env;
+}
+
+/*
+ * Every page of the case is back (each row gave back what it held): the
+ * pools hold theirs in cache and ring only, so page_pool_destroy() must
+ * release them all and free the pool at once - one page_pool_release()
+ * call, 0 in flight, no deferred retry.
+ */
+static void pp_ring_full_destroy(struct kunit *test, struct pp_env *env,
+				 struct pp_watch *w)
+{
+	unsigned int i;
+
+	for (i = 0; i < PP_MAX_POOL; i++) {
+		pp_pool_destroy(env, i, w);
+		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&w->calls), 1,
+				    "pool%u: page_pool_destroy(): page_pool_release() calls",
+				    i);
+		KUNIT_EXPECT_EQ_MSG(test, w->last, 0,
+				    "pool%u: page_pool_destroy(): pages in flight (not 0: a page lost, the pool never freed)",
+				    i);
+	}
+}
+
+static void pp_ring_full_bulk(struct kunit *test)
+{
+	struct pp_watch *w;
+	struct pp_env *env = pp_ring_full_setup(test, &w);
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(pp_ring_full_bulk_rows); i++)
+		pp_bulk_check_row(test, env, &pp_ring_full_bulk_rows[i]);
+	pp_ring_full_destroy(test, env, w);
+}
+
+static void pp_ring_full_frame_bulk(struct kunit *test)
+{
+	struct pp_watch *w;
+	struct pp_env *env = pp_ring_full_setup(test, &w);
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(pp_ring_full_fbulk_rows); i++)
+		pp_fbulk_check_row(test, env, &pp_ring_full_fbulk_rows[i]);
+	pp_ring_full_destroy(test, env, w);
+}
+
+static void pp_ring_full_other_cpu(struct kunit *test)
+{
+	struct pp_watch *w;
+	struct pp_env *env = pp_ring_full_setup(test, &w);
+	unsigned int i;
+
+	pp_other_cpu(test, raw_smp_processor_id());	/* skip on 1 CPU */
+	for (i = 0; i < ARRAY_SIZE(pp_ring_full_other_cpu_rows); i++)
+		pp_bulk_check_row(test, env, &pp_ring_full_other_cpu_rows[i]);
+	for (i = 0; i < ARRAY_SIZE(pp_ring_full_other_cpu_frows); i++)
+		pp_fbulk_check_row(test, env, &pp_ring_full_other_cpu_frows[i]);
+	pp_ring_full_destroy(test, env, w);
+}
+
+/* ---- destroy with pages in flight ------------------------------------ */
+
+#define PP_DESTROY_PAGES	XDP_BULK_QUEUE_SIZE	/* returned after destroy */
+#define PP_DESTROY_IN_RING	4	/* frame case: ring pages at destroy */
+#define PP_DESTROY_RING_SMALL	8	/* ring case: pool_size, filled */
+#define PP_RELEASE_WAIT		(10 * HZ)	/* retries every 1 s, warns at 60 s */
+
+/*
+ * What the test holds of a pool it destroys.  While it holds the witness,
+ * the pool cannot be freed (a page in flight), so its counters and stats can
+ * be read; once it gave the witness back, the pool is never touched again.
+ */
+struct pp_destroy {
+	struct page_pool *pool;
+	struct page *witness;
+	bool witness_held;
+	bool gone;			/* the pool may be freed: hands off */
+	bool frames;			/* frames in @bq, else pages[] bulk */
+	struct page *pages[PP_DESTROY_PAGES];
+	unsigned int nr_pages;
+	bool pages_held;		/* pages[] neither queued nor returned */
+	struct xdp_frame_bulk bq;
+	netmem_ref data[PP_DESTROY_PAGES];
+	struct pp_where where;		/* of the return after destroy */
+	bool done;
+};
+
+/* Give back whatever a failed case still holds (process context). */
+static void pp_destroy_cleanup(struct pp_destroy *d)
+{
+	unsigned int i;
+
+	if (d->gone)
+		return;		/* leak rather than touch a freed pool */
+	if (d->bq.count)
+		xdp_flush_frame_bulk(&d->bq);
+	for (i = 0; d->pages_held && i < d->nr_pages; i++)
+		page_pool_put_full_page(d->pool, d->pages[i], false);
+	d->pages_held = false;
+	/* last: the witness kept the pool alive for the returns above */
+	if (d->witness_held)
+		page_pool_put_full_page(d->pool, d->witness, false);
+	d->witness_held = false;
+}
+
+KUNIT_DEFINE_ACTION_WRAPPER(pp_destroy_cleanup_action, pp_destroy_cleanup,
+			    struct pp_destroy *);
+
+/* In the poll of the NAPI that owned the destroyed pool. */
+static void pp_destroy_return(struct pp_env *env)
+{
+	struct pp_destroy *d = env->destroy;
+	unsigned int i;
+
+	pp_where_record(env, &d->where);
+	if (d->frames) {
+		xdp_flush_frame_bulk(&d->bq);
+	} else {
+		for (i = 0; i < d->nr_pages; i++)
+			d->data[i] = page_to_netmem(d->pages[i]);
+		page_pool_put_netmem_bulk(d->data, d->nr_pages);
+		d->pages_held = false;
+	}
+	d->done = true;
+}
+
+/*
+ * Wait (bounded) for the release worker to release what is in the ring,
+ * until the witness is the pool's only page in flight.  The witness keeps
+ * the pool alive, so reading its counters is safe - unless the kernel
+ * released more pages than it had: then the pool may already be freed (the
+ * watch saw in flight <= 0) and the case stops touching it.
+ */
+static bool pp_destroy_wait_witness(struct kunit *test, struct pp_destroy *d,
+				    struct pp_watch *w)
+{
+	unsigned long deadline = jiffies + PP_RELEASE_WAIT;
+	int n;
+
+	for (;;) {
+		if (atomic_read_acquire(&w->over)) {
+			d->gone = true;
+			KUNIT_FAIL(test, "pool released (in flight %d) while the test holds a page of it",
+				   w->last);
+			return false;
+		}
+		n = pp_pool_inflight(d->pool);
+		if (n <= 1 || time_after(jiffies, deadline))
+			break;
+		msleep(20);
+	}
+	if (n < 1) {
+		d->gone = true;
+		KUNIT_FAIL(test, "pages in flight %d with the witness held: released twice", n);
+		return false;
+	}
+	KUNIT_EXPECT_EQ_MSG(test, n, 1,
+			    "pages in flight %d s after destroy (only the witness is left once the worker drained the ring)",
+			    PP_RELEASE_WAIT / HZ);
+	KUNIT_EXPECT_TRUE_MSG(test, ptr_ring_empty(&d->pool->ring),
+			      "ring of the destroyed pool drained");
+	KUNIT_EXPECT_EQ_MSG(test, d->pool->alloc.count, 0U,
+			    "alloc cache of the destroyed pool");
+	return true;
+}
+
+/*
+ * Destroy a pool while PP_DESTROY_PAGES (16) of its pages are out: in an
+ * unflushed xdp_frame_bulk (@frames) or in the test's hands for a
+ * page_pool_put_netmem_bulk() (!@frames), with pages in its ring, and one
+ * more page, the witness, held by the test.  Then return the 16 from the
+ * poll of the NAPI that owned the pool, let the release worker drain the
+ * ring, give the witness back and wait for the pool to be freed.
+ *
+ * Why a witness: page_pool_destroy() frees the pool as soon as a release
+ * sees nothing in flight, at destroy or in the release_dw worker (every
+ * second, on another CPU as well), so a pool whose pages all came back may
+ * be gone the next instant; reading pool->pages_state_hold_cnt or stats
+ * then would be a use after free.  With the witness in flight the pool
+ * stays; the test reads it only then, gives the witness back last, and
+ * learns that the pool was freed from the page_pool_release tracepoint
+ * (pp_watch), without touching it.
+ */
+static void pp_destroy_case(struct kunit *test, bool frames)
+{
+	struct pp_env *env = pp_setup(test, 1, false);
+	const unsigned int nr_ring = frames ? PP_DESTROY_IN_RING :
+					      PP_DESTROY_RING_SMALL;
+	struct page_pool_stats s0 = {}, s1 = {};
+	const struct page_pool_recycle_stats *r0 = &s0.recycle_stats;
+	const struct page_pool_recycle_stats *r1 = &s1.recycle_stats;
+	struct pp_watch *w = pp_watch_start(test);
+	struct xdp_frame *xdpf[PP_DESTROY_PAGES];
+	struct pp_acct a0, a1;
+	unsigned int i, cache, refused;
+	struct page_pool *pool;
+	struct pp_destroy *d;
+	int err, n;
+
+	env->pool_size = frames ? 0 : PP_DESTROY_RING_SMALL;
+	pp_add_pool(test, env, 0, &env->napi[0], -1);
+	pool = env->pp[0].pool;
+	if (!frames)
+		KUNIT_ASSERT_EQ_MSG(test, pool->ring.batch, 1,
+				    "ptr_ring consumer batch (exact room)");
+
+	d = kunit_kzalloc(test, sizeof(*d), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, d);
+	d->pool = pool;
+	d->frames = frames;
+	xdp_frame_bulk_init(&d->bq);
+	env->destroy = d;
+	err = kunit_add_action_or_reset(test, pp_destroy_cleanup_action, d);
+	KUNIT_ASSERT_EQ(test, err, 0);
+
+	d->witness = page_pool_dev_alloc_pages(pool);
+	KUNIT_ASSERT_NOT_NULL(test, d->witness);
+	d->witness_held = true;
+	d->pages_held = true;
+	for (i = 0; i < PP_DESTROY_PAGES; i++) {
+		d->pages[i] = page_pool_dev_alloc_pages(pool);
+		KUNIT_ASSERT_NOT_NULL(test, d->pages[i]);
+		d->nr_pages = i + 1;
+	}
+	/* pages in the ring at destroy, returned by a non-owner */
+	page_pool_get_stats(pool, &s0);
+	for (i = 0; i < nr_ring; i++) {
+		struct page *page = page_pool_dev_alloc_pages(pool);
+
+		KUNIT_ASSERT_NOT_NULL(test, page);
+		page_pool_put_full_page(pool, page, false);
+	}
+	page_pool_get_stats(pool, &s1);
+	KUNIT_ASSERT_EQ_MSG(test, r1->ring - r0->ring, (u64)nr_ring,
+			    "pages put in the ring before destroy");
+	KUNIT_ASSERT_EQ(test, r1->ring_full - r0->ring_full, 0ULL);
+
+	if (frames) {
+		for (i = 0; i < PP_DESTROY_PAGES; i++) {
+			struct xdp_buff xdp;
+
+			pp_build_buff(&xdp, &env->pp[0], d->pages[i], NULL, 0);
+			xdpf[i] = xdp_convert_buff_to_frame(&xdp);
+			KUNIT_ASSERT_NOT_NULL(test, xdpf[i]);
+		}
+		memset(&s0, 0, sizeof(s0));
+		page_pool_get_stats(pool, &s0);
+		rcu_read_lock();
+		for (i = 0; i < PP_DESTROY_PAGES; i++)
+			xdp_return_frame_bulk(xdpf[i], &d->bq);
+		rcu_read_unlock();
+		d->pages_held = false;		/* the bulk holds them */
+		memset(&s1, 0, sizeof(s1));
+		page_pool_get_stats(pool, &s1);
+		KUNIT_EXPECT_EQ_MSG(test, d->bq.count, PP_DESTROY_PAGES,
+				    "frames in the unflushed bulk");
+		KUNIT_EXPECT_EQ_MSG(test, (r1->cached + r1->ring) -
+				    (r0->cached + r0->ring), 0ULL,
+				    "pages returned before the flush");
+	}
+
+	/* cache, ring, and the 17 outside: the witness, the bulk's 16 */
+	cache = pool->alloc.count;
+	pp_acct_read(pool, &a0);
+	KUNIT_EXPECT_EQ_MSG(test, pp_pool_inflight(pool),
+			    (int)(cache + nr_ring + PP_DESTROY_PAGES + 1),
+			    "pages in flight before destroy (cache %u, ring %u, out 17)",
+			    cache, nr_ring);
+
+	pp_pool_destroy(env, 0, w);
+
+	/* the witness is in flight: the pool is still there */
+	pp_acct_read(pool, &a1);
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&w->calls), 1,
+			    "page_pool_release() calls by page_pool_destroy()");
+	KUNIT_EXPECT_EQ_MSG(test, w->first, PP_DESTROY_PAGES + 1,
+			    "in flight seen by page_pool_destroy()'s release: deferred on the 16 and the witness");
+	KUNIT_EXPECT_EQ_MSG(test, a1.hold - a0.hold, 0U,
+			    "pages_state_hold_cnt moved by destroy");
+	KUNIT_EXPECT_EQ_MSG(test, a1.release - a0.release, cache + nr_ring,
+			    "pages released by destroy (its cache and ring)");
+	KUNIT_EXPECT_EQ(test, pool->alloc.count, 0U);
+	KUNIT_EXPECT_TRUE_MSG(test, ptr_ring_empty(&pool->ring),
+			      "ring emptied by destroy");
+	if (atomic_read(&w->over)) {
+		d->gone = true;		/* the witness did not keep it */
+		KUNIT_FAIL(test, "pool released by destroy (in flight %d) with pages in flight",
+			   w->last);
+		return;
+	}
+
+	/* return the 16 from the poll of the NAPI that owned the pool */
+	memset(&s0, 0, sizeof(s0));
+	memset(&s1, 0, sizeof(s1));
+	page_pool_get_stats(pool, &s0);
+	pp_acct_read(pool, &a0);
+	err = pp_kick_poll(env, pp_destroy_return);
+	page_pool_get_stats(pool, &s1);
+	pp_acct_read(pool, &a1);
+	n = pp_pool_inflight(pool);
+	KUNIT_ASSERT_EQ_MSG(test, err, 0, "poll of the former owner NAPI");
+	KUNIT_ASSERT_TRUE(test, d->done);
+	KUNIT_EXPECT_TRUE_MSG(test, d->where.serving,
+			      "return in NET_RX (in_serving_softirq())");
+	KUNIT_EXPECT_EQ_MSG(test, d->where.list_owner[0], d->where.cpu,
+			    "return in the poll of the NAPI that owned the pool");
+
+	/*
+	 * Destroyed: no NAPI, cpuid -1, so not local even in its old owner's
+	 * poll; the cache is not used (page_pool_empty_alloc_cache_once()
+	 * ran: a page put there now would never be released).  Ring: 256,
+	 * all 16 fit (frames); 8, emptied by destroy: 8 fit, 8 refused and
+	 * released at once (!frames).
+	 */
+	refused = frames ? 0 : PP_DESTROY_PAGES - PP_DESTROY_RING_SMALL;
+	KUNIT_EXPECT_EQ(test, r1->cached - r0->cached, 0ULL);
+	KUNIT_EXPECT_EQ(test, r1->cache_full - r0->cache_full, 0ULL);
+	KUNIT_EXPECT_EQ(test, r1->released_refcnt - r0->released_refcnt,
+			0ULL);
+	KUNIT_EXPECT_EQ_MSG(test, r1->ring - r0->ring,
+			    (u64)(PP_DESTROY_PAGES - refused),
+			    "recycle.ring after destroy");
+	KUNIT_EXPECT_EQ_MSG(test, r1->ring_full - r0->ring_full,
+			    (u64)(pp_base ? !!refused : refused),
+			    "recycle.ring_full after destroy (%s)",
+			    pp_base ? "base 7.3: one per refusing call" :
+				      "one per refused page");
+	KUNIT_EXPECT_EQ_MSG(test, pool->alloc.count, 0U,
+			    "alloc cache of the destroyed pool after the return");
+	KUNIT_EXPECT_EQ(test, a1.hold - a0.hold, 0U);
+	/* the refused pages went at once; the worker (every 1 s) may have
+	 * drained the ring since, leaving the witness alone
+	 */
+	KUNIT_EXPECT_TRUE_MSG(test,
+			      n == (int)(PP_DESTROY_PAGES - refused + 1) ||
+			      n == 1,
+			      "pages in flight right after the return: %d, want %u (or 1: ring drained already)",
+			      n, PP_DESTROY_PAGES - refused + 1);
+
+	if (!pp_destroy_wait_witness(test, d, w))
+		return;
+
+	/* the last page: from here on the pool is not touched */
+	d->gone = true;
+	d->witness_held = false;
+	page_pool_put_full_page(pool, d->witness, false);
+
+	KUNIT_EXPECT_NE_MSG(test,
+			    wait_for_completion_timeout(&w->done,
+							PP_RELEASE_WAIT), 0UL,
+			    "pool not freed %d s after its last page came back (page_pool_release_retry() warns \"stalled pool shutdown\" at 60 s)",
+			    PP_RELEASE_WAIT / HZ);
+	KUNIT_EXPECT_EQ_MSG(test, w->last, 0,
+			    "in flight seen by the release that ended");
+	KUNIT_EXPECT_FALSE(test, w->negative);
+	KUNIT_EXPECT_GE_MSG(test, atomic_read(&w->calls), 2,
+			    "page_pool_release() calls (destroy, then the worker)");
+	kunit_info(test, "pool freed by the release worker after %d page_pool_release() calls\n",
+		   atomic_read(&w->calls));
+}
+
+/*
+ * Frames of a pool in an unflushed xdp_frame_bulk when the pool is
+ * destroyed (a cpumap/devmap bulk, a driver's TX completion batch).
+ *
+ * Pins: page_pool_destroy() releases the cache and the 4 ring pages at once
+ * and defers on the 17 out (first release sees exactly 17); queueing
+ * frames returns nothing (bulk count 16, no stat moves); the flush after
+ * destroy, even in the poll of the NAPI that owned the pool, sends all 16
+ * to the ring (ring +16, cached 0, alloc.count 0); the worker releases them
+ * (in flight falls to the witness); the witness back, the worker frees the
+ * pool: a release sees 0 in flight, within 10 s - long before the 60 s
+ * "stalled pool shutdown" warning (the warning can only follow a release
+ * that saw pages in flight; the one that sees 0 frees the pool).
+ * Mutations: series "page_pool: recycle the pages of one pool in a single
+ * pass in bulk returns" taking its owner loop without allow_direct (e.g.
+ * "if (!sync)" for "if (allow_direct && !sync)") puts the 16 in the
+ * destroyed pool's cache, which is never emptied again: cached +16, in
+ * flight stays 17, the pool is never freed; a page_pool_napi_local() that
+ * trusts in_serving_softirq()/list_owner without the pool's NAPI (cleared
+ * by page_pool_disable_direct_recycling()) does the same.  Series "xdp:
+ * inline the common case of xdp_return_frame_bulk()": a fast path that
+ * returned or flushed a page at queue time fails the bulk count and the
+ * 17 in flight at destroy; one that stored past q[] or dropped an entry
+ * loses a page: in flight never reaches the witness.
+ */
+static void pp_destroy_frame_bulk_unflushed(struct kunit *test)
+{
+	pp_destroy_case(test, true);
+}
+
+/*
+ * A pool with an 8-entry ring, full at destroy, 16 pages out: destroy
+ * releases the ring's 8 (and the cache) at once; the 16 come back in one
+ * page_pool_put_netmem_bulk() from the old owner's poll after destroy: the
+ * emptied ring takes 8, refuses 8, which are released at once.
+ *
+ * Pins: pages in the ring at destroy are released by destroy itself (in
+ * flight 17 after it); after destroy a bulk return is not local and meets
+ * a full ring: recycle.ring +8, recycle.ring_full +8 (one per page; base
+ * 7.3: +1, asserted with expect=base), the 8 refused released in the call
+ * (in flight 9, or 1 if the worker drained the ring already), the 8 in the
+ * ring by the worker; the pool freed after the witness, as above.
+ * Mutations: reverting "page_pool: count every page a full ring refuses in
+ * bulk returns" gives ring_full +1 on the series; a
+ * page_pool_recycle_ring_bulk() that forgets the refused tail leaves 8 in
+ * flight for ever (never the witness alone, the pool never freed); one
+ * that releases a page twice makes in flight fall below the witness (the
+ * case stops touching the pool and fails); the single-pass patch sending
+ * pages to the cache without allow_direct fails as in the frame case.
+ */
+static void pp_destroy_ring_full_in_flight(struct kunit *test)
+{
+	pp_destroy_case(test, false);
+}
+
 /*
  * Hard IRQ nested in the owner's NAPI poll, on the owner CPU.
  *
@@ -2473,6 +3309,11 @@ static struct kunit_case pp_decide_cases[] = {
 	KUNIT_CASE(pp_bulk_longer_than_16),
 	KUNIT_CASE(pp_bulk_longer_than_16_ring),
 	KUNIT_CASE(pp_frame_bulk_mixed),
+	KUNIT_CASE(pp_ring_full_bulk),
+	KUNIT_CASE(pp_ring_full_frame_bulk),
+	KUNIT_CASE(pp_ring_full_other_cpu),
+	KUNIT_CASE(pp_destroy_frame_bulk_unflushed),
+	KUNIT_CASE(pp_destroy_ring_full_in_flight),
 	KUNIT_CASE(pp_hardirq_in_owner_poll),
 	KUNIT_CASE(pp_irqs_off_in_owner_poll),
 	{}
