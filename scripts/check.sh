@@ -329,97 +329,100 @@ check_config() { # root src bld
 		return 0
 	fi
 	echo "  check config: (re)made from the fragments; cached results cleared"
-	rm -rf "$1/ok" "$1/drv" "$1/w1"
+	rm -rf "$1/ok" "$1/drv" "$1/w1" "$1/objs"
 	mkdir -p "$1/ok" "$1/drv" "$1/w1" "$3"
 	FLAVOUR=check SRC=$2 O=$3 "$here/config.sh"
 	echo "$want" > "$3/.config.stamp"
 }
 
-check_build() {
-	local root=$vroot/check src bld i prefix p
-	src=$root/src bld=$root/build
-	mkdir -p "$root/ok" "$bld"
-	check_worktree "$root"
-	exec 9>"$BUILD_LOCK"
-	flock 9
-	check_config "$root" "$src" "$bld"
-	prefix=$base
-	i=0
+# prefix_loop KIND STEP: every patch at its prefix in the check tree ($src
+# of the caller), STEP I PATCH run there; a prefix that passed before (a
+# marker in $root/KIND) is skipped, a failing STEP fails the check
+prefix_loop() {
+	local kind=$1 step=$2 i=0 p prefix=$base
+	mkdir -p "$root/$kind"
 	for p in "${patches[@]}"; do
 		i=$((i + 1))
 		prefix=$(next_prefix "$prefix" "$p")
-		if [ -f "$root/ok/$prefix" ]; then
+		if [ -f "$root/$kind/$prefix" ]; then
 			echo "  [$i/${#patches[@]}] cached ok: $(patch_label "$p")"
 			continue
 		fi
 		check_tree_at "$src" "$i" || fail "$(patch_label "$p") does not apply"
-		echo "  [$i/${#patches[@]}] building: $(patch_label "$p")"
-		if ! make -s -C "$src" O="$bld" -j"$JOBS" CC="ccache gcc" olddefconfig bzImage modules \
-			> "$root/build-$i.log" 2>&1; then
-			awk '/error/ && n++ < 10' "$root/build-$i.log"
-			fail "at $(patch_label "$p") (log: $root/build-$i.log)"
-		fi
-		touch "$root/ok/$prefix"
+		"$step" "$i" "$p"
+		touch "$root/$kind/$prefix"
 	done
+}
+
+build_step() { # i patch: bzImage and modules at this prefix
+	echo "  [$1/${#patches[@]}] building: $(patch_label "$2")"
+	if ! make -s -C "$src" O="$bld" -j"$JOBS" CC="ccache gcc" olddefconfig bzImage modules \
+		> "$root/build-$1.log" 2>&1; then
+		awk '/error/ && n++ < 10' "$root/build-$1.log"
+		fail "at $(patch_label "$2") (log: $root/build-$1.log)"
+	fi
+}
+
+check_build() {
+	local root=$vroot/check src bld
+	src=$root/src bld=$root/build
+	mkdir -p "$bld"
+	check_worktree "$root"
+	exec 9>"$BUILD_LOCK"
+	flock 9
+	check_config "$root" "$src" "$bld"
+	prefix_loop ok build_step
 	pass "${#patches[@]} patches build one by one"
 }
 
 # Each patch on its own, quickly: at every prefix, compile the .c files
 # the patch touches (and, when it touches include/, the core files that
 # use those headers), in the check tree and config. A file that compiles
-# at the end of the series and not at a prefix fails the gate. The full
+# at the base or at the end of the series and not at a prefix fails the
+# gate. The full
 # per-prefix build (bzImage and modules) is the build check: hours.
 HEADER_USERS=(net/core/dev.c net/core/xdp.c net/core/filter.c net/core/page_pool.c
 	kernel/bpf/devmap.c kernel/bpf/cpumap.c net/bpf/test_run.c drivers/net/veth.c)
+objs_step() { # i patch: the patch's files (incfg: of the caller)
+	local all=() files=() have=() bad=() f n
+	lines all "$(git -C "$src" diff --name-only HEAD~1 HEAD -- ':!tools' ':!Documentation')"
+	for f in "${all[@]}"; do
+		case "$f" in
+		*.c) files+=("$f") ;;
+		include/*) files+=("${HEADER_USERS[@]}") ;;
+		esac
+	done
+	lines files "$(printf '%s\n' "${files[@]}" | sort -u | sed '/^$/d')"
+	present have "$src" "${files[@]}"
+	while read -r f n; do
+		[ "$f" != total ] && [ "$n" = - ] && [ -n "${incfg[$f]:-}" ] && bad+=("$f")
+	done < <(w1_build "$src" "$bld" "${have[@]}")
+	[ ${#bad[@]} -eq 0 ] || fail "at $(patch_label "$2"): ${bad[*]} do not compile"
+	echo "  [$1/${#patches[@]}] ok (${#have[@]} files): $(patch_label "$2")"
+}
+
 check_objs() {
-	local root=$vroot/check src bld i p prefix f key all=() files=() have=()
+	local root=$vroot/check src bld f n b all=() files=() have=()
 	local -A incfg=()
-	local -a bad=()
 	src=$root/src bld=$root/build
-	mkdir -p "$root/objs"
 	check_worktree "$root"
 	exec 9>"$BUILD_LOCK"
 	flock 9
 	check_config "$root" "$src" "$bld"
-	key=$base
-	for p in "${patches[@]}"; do key=$(next_prefix "$key" "$p"); done
-	# which files the check config builds: those that compile at the end
+	# which files the check config builds: those that compile at the
+	# base or at the end of the series
 	check_tree_at "$src" "${#patches[@]}" || fail "the series does not apply"
 	lines all "$(touched "$src")"
 	files=("${HEADER_USERS[@]}")
 	for f in "${all[@]}"; do case "$f" in *.c) files+=("$f") ;; esac; done
-	present have "$src" "${files[@]}"
-	while read -r f n; do
-		[ "$f" = total ] || [ "$n" = - ] || incfg[$f]=1
-	done < <(w1_build "$src" "$bld" "${have[@]}")
-	prefix=$base
-	i=0
-	for p in "${patches[@]}"; do
-		i=$((i + 1))
-		prefix=$(next_prefix "$prefix" "$p")
-		if [ -f "$root/objs/$prefix" ]; then
-			echo "  [$i/${#patches[@]}] cached ok: $(patch_label "$p")"
-			continue
-		fi
-		check_tree_at "$src" "$i" || fail "$(patch_label "$p") does not apply"
-		lines all "$(git -C "$src" diff --name-only HEAD~1 HEAD -- ':!tools' ':!Documentation')"
-		files=()
-		for f in "${all[@]}"; do
-			case "$f" in
-			*.c) files+=("$f") ;;
-			include/*) files+=("${HEADER_USERS[@]}") ;;
-			esac
-		done
-		lines files "$(printf '%s\n' "${files[@]}" | sort -u | sed '/^$/d')"
+	for n in 0 "${#patches[@]}"; do
+		check_tree_at "$src" "$n" || fail "the series does not apply"
 		present have "$src" "${files[@]}"
-		bad=()
-		while read -r f n; do
-			[ "$f" != total ] && [ "$n" = - ] && [ -n "${incfg[$f]:-}" ] && bad+=("$f")
+		while read -r f b; do
+			[ "$f" = total ] || [ "$b" = - ] || incfg[$f]=1
 		done < <(w1_build "$src" "$bld" "${have[@]}")
-		[ ${#bad[@]} -eq 0 ] || fail "at $(patch_label "$p"): ${bad[*]} do not compile"
-		echo "  [$i/${#patches[@]}] ok (${#have[@]} files): $(patch_label "$p")"
-		touch "$root/objs/$prefix"
 	done
+	prefix_loop objs objs_step
 	pass "${#patches[@]} patches: the files each touches compile at its prefix"
 }
 
