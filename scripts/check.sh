@@ -368,8 +368,8 @@ check_build() {
 	src=$root/src bld=$root/build
 	mkdir -p "$bld"
 	check_worktree "$root"
-	exec 9>"$BUILD_LOCK"
-	flock 9
+	exec 9>>"$BUILD_LOCK"
+	lock_take 9 "$BUILD_LOCK" build "scripts/check.sh${XDP_PP_RUN:+ for $XDP_PP_RUN}"
 	check_config "$root" "$src" "$bld"
 	prefix_loop ok build_step
 	pass "${#patches[@]} patches build one by one"
@@ -406,8 +406,8 @@ check_objs() {
 	local -A incfg=()
 	src=$root/src bld=$root/build
 	check_worktree "$root"
-	exec 9>"$BUILD_LOCK"
-	flock 9
+	exec 9>>"$BUILD_LOCK"
+	lock_take 9 "$BUILD_LOCK" build "scripts/check.sh${XDP_PP_RUN:+ for $XDP_PP_RUN}"
 	check_config "$root" "$src" "$bld"
 	# which files the check config builds: those that compile at the
 	# base or at the end of the series
@@ -476,8 +476,8 @@ check_w1() {
 	done
 	[ ${#files[@]} -gt 0 ] || pass "no .c file touched"
 	check_worktree "$root"
-	exec 9>"$BUILD_LOCK"
-	flock 9
+	exec 9>>"$BUILD_LOCK"
+	lock_take 9 "$BUILD_LOCK" build "scripts/check.sh${XDP_PP_RUN:+ for $XDP_PP_RUN}"
 	check_config "$root" "$src" "$bld"
 	key=$base
 	for f in "${patches[@]}"; do key=$(next_prefix "$key" "$f"); done
@@ -535,8 +535,8 @@ check_drivers() {
 	check_worktree "$root"
 	# the gate builds with the benchmark (non-debug) config plus the other
 	# drivers the series touches (net-core/config.drivers)
-	exec 9>"$BUILD_LOCK"
-	flock 9
+	exec 9>>"$BUILD_LOCK"
+	lock_take 9 "$BUILD_LOCK" build "scripts/check.sh${XDP_PP_RUN:+ for $XDP_PP_RUN}"
 	check_config "$root" "$src" "$bld"
 	if [ ! -f "$root/drv/base.$base" ]; then
 		check_tree_at "$src" 0

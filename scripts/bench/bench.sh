@@ -104,10 +104,12 @@ for v in "${variants[@]}"; do
 	[ "$(cat "$root/pp_bench/.stamp" 2>/dev/null)" != "$stamp" ] || continue
 	rm -rf "$root/pp_bench"
 	cp -r "$pp_src" "$root/pp_bench"
-	( flock 9
-	  make -s -C "$root/src" O="$root/build" M="$root/pp_bench" CC="ccache gcc" modules
-	) 9>"$BUILD_LOCK" > "$root/pp_bench.log" 2>&1 ||
+	exec {bfd}>>"$BUILD_LOCK"
+	lock_take "$bfd" "$BUILD_LOCK" build "scripts/bench/bench.sh (page_pool bench module, $v)"
+	make -s -C "$root/src" O="$root/build" M="$root/pp_bench" CC="ccache gcc" modules \
+		> "$root/pp_bench.log" 2>&1 ||
 		{ tail -20 "$root/pp_bench.log" >&2; die "bench: the series' page_pool bench module does not build for $v (log: $root/pp_bench.log)"; }
+	exec {bfd}>&-
 	echo "$stamp" > "$root/pp_bench/.stamp"
 	log "bench: the series' page_pool bench module built for $v"
 done
