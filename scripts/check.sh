@@ -335,6 +335,12 @@ check_config() { # root src bld
 	echo "$want" > "$3/.config.stamp"
 }
 
+# the build lock on fd 9, for the check tree (a wait says for whom)
+check_build_lock() {
+	exec 9>>"$BUILD_LOCK"
+	lock_take 9 "$BUILD_LOCK" build "scripts/check.sh${XDP_PP_RUN:+ for $XDP_PP_RUN}"
+}
+
 # prefix_loop KIND STEP: every patch at its prefix in the check tree ($src
 # of the caller), STEP I PATCH run there; a prefix that passed before (a
 # marker in $root/KIND) is skipped, a failing STEP fails the check
@@ -368,8 +374,7 @@ check_build() {
 	src=$root/src bld=$root/build
 	mkdir -p "$bld"
 	check_worktree "$root"
-	exec 9>>"$BUILD_LOCK"
-	lock_take 9 "$BUILD_LOCK" build "scripts/check.sh${XDP_PP_RUN:+ for $XDP_PP_RUN}"
+	check_build_lock
 	check_config "$root" "$src" "$bld"
 	prefix_loop ok build_step
 	pass "${#patches[@]} patches build one by one"
@@ -402,22 +407,28 @@ objs_step() { # i patch: the patch's files (incfg: of the caller)
 }
 
 check_objs() {
-	local root=$vroot/check src bld f n b all=() files=() have=()
+	local root=$vroot/check src bld f n b side all=() files=() extra=() have=()
 	local -A incfg=()
 	src=$root/src bld=$root/build
+	lines all "$(touched "$(series_tree)")"
+	for f in "${all[@]}"; do case "$f" in *.c) files+=("$f") ;; esac; done
 	check_worktree "$root"
-	exec 9>>"$BUILD_LOCK"
-	lock_take 9 "$BUILD_LOCK" build "scripts/check.sh${XDP_PP_RUN:+ for $XDP_PP_RUN}"
+	check_build_lock
 	check_config "$root" "$src" "$bld"
 	# which files the check config builds: those that compile at the
-	# base or at the end of the series
-	check_tree_at "$src" "${#patches[@]}" || fail "the series does not apply"
-	lines all "$(touched "$src")"
-	files=("${HEADER_USERS[@]}")
-	for f in "${all[@]}"; do case "$f" in *.c) files+=("$f") ;; esac; done
+	# base or at the end of the series (the w1 gate's results, plus the
+	# header users the series does not touch)
+	w1_results "${files[@]}"
+	while read -r side f n; do
+		[ "$f" = total ] || [ "$n" = - ] || incfg[$f]=1
+	done < "$W1_RES"
+	for f in "${HEADER_USERS[@]}"; do
+		[[ " ${files[*]} " == *" $f "* ]] || extra+=("$f")
+	done
 	for n in 0 "${#patches[@]}"; do
+		[ ${#extra[@]} -gt 0 ] || break
 		check_tree_at "$src" "$n" || fail "the series does not apply"
-		present have "$src" "${files[@]}"
+		present have "$src" "${extra[@]}"
 		while read -r f b; do
 			[ "$f" = total ] || [ "$b" = - ] || incfg[$f]=1
 		done < <(w1_build "$src" "$bld" "${have[@]}")
@@ -465,8 +476,34 @@ present() {
 
 # The W=1 build of every .c file the series touches, at the base and at the
 # end of the series, in the check tree and config; cached per series.
+# w1_results FILE.c...: the W=1 build of the FILEs (the .c files the
+# series touches) at the base ("base FILE N") and at the end of the series
+# ("series FILE N"), in the check tree and config ($root, $src, $bld of the
+# caller, which holds the build lock); cached per series. Sets W1_RES to
+# the result file (no subshell: a fail inside ends the check).
+w1_results() {
+	local key f res have=()
+	key=$base
+	for f in "${patches[@]}"; do key=$(next_prefix "$key" "$f"); done
+	mkdir -p "$root/w1"
+	res=$root/w1/$key
+	if [ ! -f "$res" ]; then
+		# base and series in the same tree and config: the counts compare
+		check_tree_at "$src" 0
+		present have "$src" "$@"
+		w1_build "$src" "$bld" "${have[@]}" | sed 's/^/base /' > "$res.tmp"
+		check_tree_at "$src" "${#patches[@]}" || fail "the series does not apply"
+		present have "$src" "$@"
+		w1_build "$src" "$bld" "${have[@]}" | sed 's/^/series /' >> "$res.tmp"
+		mv "$res.tmp" "$res"
+	else
+		echo "  cached: $res"
+	fi
+	W1_RES=$res
+}
+
 check_w1() {
-	local root=$vroot/check src bld all=() files=() have=() f key res side n b
+	local root=$vroot/check src bld all=() files=() f res side n b
 	local -A before after
 	local -a bad=() notcmp=() gone=()
 	src=$root/src bld=$root/build
@@ -476,25 +513,10 @@ check_w1() {
 	done
 	[ ${#files[@]} -gt 0 ] || pass "no .c file touched"
 	check_worktree "$root"
-	exec 9>>"$BUILD_LOCK"
-	lock_take 9 "$BUILD_LOCK" build "scripts/check.sh${XDP_PP_RUN:+ for $XDP_PP_RUN}"
+	check_build_lock
 	check_config "$root" "$src" "$bld"
-	key=$base
-	for f in "${patches[@]}"; do key=$(next_prefix "$key" "$f"); done
-	mkdir -p "$root/w1"
-	res=$root/w1/$key
-	if [ ! -f "$res" ]; then
-		# base and series in the same tree and config: the counts compare
-		check_tree_at "$src" 0
-		present have "$src" "${files[@]}"
-		w1_build "$src" "$bld" "${have[@]}" | sed 's/^/base /' > "$res.tmp"
-		check_tree_at "$src" "${#patches[@]}" || fail "the series does not apply"
-		present have "$src" "${files[@]}"
-		w1_build "$src" "$bld" "${have[@]}" | sed 's/^/series /' >> "$res.tmp"
-		mv "$res.tmp" "$res"
-	else
-		echo "  cached: $res"
-	fi
+	w1_results "${files[@]}"
+	res=$W1_RES
 	while read -r side f n; do
 		if [ "$side" = base ]; then before[$f]=$n; else after[$f]=$n; fi
 	done < "$res"
@@ -535,8 +557,7 @@ check_drivers() {
 	check_worktree "$root"
 	# the gate builds with the benchmark (non-debug) config plus the other
 	# drivers the series touches (net-core/config.drivers)
-	exec 9>>"$BUILD_LOCK"
-	lock_take 9 "$BUILD_LOCK" build "scripts/check.sh${XDP_PP_RUN:+ for $XDP_PP_RUN}"
+	check_build_lock
 	check_config "$root" "$src" "$bld"
 	if [ ! -f "$root/drv/base.$base" ]; then
 		check_tree_at "$src" 0
