@@ -4,7 +4,7 @@
 SHELL := /bin/bash
 S := scripts
 
-.PHONY: all demo test test-base stress check smoke bench bench-nic build setup unsetup export prep send shell clean help
+.PHONY: all demo test test-base test-rt stress check smoke bench bench-nic build setup unsetup export prep send shell clean help
 
 all: demo
 
@@ -16,6 +16,9 @@ test: ## gates, build the series debug kernel; in the VM: kselftests, short stre
 
 test-base: ## the unpatched base: KUnit (expect=base), net/bench; no gates, drv-net test, stress
 	$(S)/test.sh base
+
+test-rt: ## the series on PREEMPT_RT: KUnit (RT's rules asserted), bench, reproducer
+	$(S)/test.sh rt
 
 stress: ## debug kernel: XDP drop paths under topology churn (~1 h; STRESS_SHORT=1: ~11 min)
 	$(S)/stress.sh

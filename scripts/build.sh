@@ -135,7 +135,8 @@ make -s -C "$src" O="$O" M="$mod" CC="ccache gcc" modules > "$root/pp_decide.log
 	{ tail -20 "$root/pp_decide.log" >&2; die "build: selftests/pp_decide failed (log: $root/pp_decide.log)"; }
 
 # kselftests the series touches or adds (net/bench has the page_pool bench
-# module; drivers/net/hw has the redirect-map drop tests).
+# module; drivers/net/hw has the redirect-map drop tests; net has the veth
+# page_pool owner test).
 ks=$root/kselftest
 rm -rf "$ks"
 make -s -C "$src" O="$O" headers > "$root/headers.log" 2>&1 ||
@@ -167,6 +168,12 @@ if [ -f "$hw/xdp_redirect_drop.py" ]; then
 	cp "$hw/lib/py/__init__.py" "$ks/drivers/net/hw/lib/py/"
 	echo "drivers/net/hw:xdp_redirect_drop.py" >> "$ks/kselftest-list.txt"
 fi
+# net/veth_xdp_pp.py (unit 10): needs only net/lib, which the drivers/net
+# install brings (xdp_native.bpf.o, lib/py)
+if [ -f "$src/tools/testing/selftests/net/veth_xdp_pp.py" ]; then
+	cp "$src/tools/testing/selftests/net/veth_xdp_pp.py" "$ks/net/"
+	echo "net:veth_xdp_pp.py" >> "$ks/kselftest-list.txt"
+fi
 bench=$src/tools/testing/selftests/net/bench
 if [ -f "$bench/test_bench_page_pool.sh" ]; then
 	rm -rf "$root/bench_page_pool"
@@ -183,6 +190,9 @@ fi
 need=(drivers/net/lib/py/__init__.py)
 if git -C "$src" cat-file -e HEAD:tools/testing/selftests/net/bench/page_pool/bench_page_pool_simple.c 2>/dev/null; then
 	need+=(net/bench/page_pool/bench_page_pool.ko)
+fi
+if git -C "$src" cat-file -e HEAD:tools/testing/selftests/net/veth_xdp_pp.py 2>/dev/null; then
+	need+=(net/veth_xdp_pp.py net/lib/xdp_native.bpf.o net/lib/py/__init__.py)
 fi
 if git -C "$src" cat-file -e HEAD:tools/testing/selftests/drivers/net/hw/xdp_redirect_drop.py 2>/dev/null; then
 	need+=(drivers/net/hw/xdp_redirect_drop.py drivers/net/hw/xdp_redirect_drop_helper

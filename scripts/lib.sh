@@ -80,16 +80,18 @@ JOBS=${JOBS:-$(nproc)}
 # objects of a cold KASAN build were theirs, and mvneta's COMPILE_TEST
 # built ~30 more for other architectures' hardware); FLAVOUR=perf (the
 # benchmark kernels, default) has the drivers; FLAVOUR=check (the build
-# gates) adds the other drivers the series touches.
+# gates) adds the other drivers the series touches; FLAVOUR=rt (make
+# test-rt's PREEMPT_RT kernel) has no NIC driver and adds selftests/config.rt.
 FLAVOUR=${FLAVOUR:-perf}
 config_fragments() {
 	echo "$REPO/selftests/config.trim" "$REPO/net-core/config"
-	[ "$FLAVOUR" = debug ] ||
+	[ "$FLAVOUR" = debug ] || [ "$FLAVOUR" = rt ] ||
 		echo "$REPO/drivers-mlx5/config" "$REPO/drivers-i40e/config" \
 			"$REPO/drivers-mvneta/config"
 	echo "$REPO/selftests/config"
 	[ "$FLAVOUR" != debug ] || echo "$REPO/selftests/config.debug"
 	[ "$FLAVOUR" != check ] || echo "$REPO/net-core/config.drivers"
+	[ "$FLAVOUR" != rt ] || echo "$REPO/selftests/config.rt"
 }
 
 # Driver object dirs the drivers gate builds with W=1 at every patch that
@@ -106,7 +108,10 @@ DRIVER_DIRS=(drivers/net/ethernet/marvell/ drivers/net/ethernet/intel/i40e/
 DRIVER_RE='^\+\+\+ b/drivers/net/ethernet/(marvell|intel/i40e|intel/ice|mellanox/mlx5|aquantia|engleder|freescale|mediatek|pensando|sfc|socionext|stmicro|ti)/'
 # The build root of a variant (base|rfc|series) in this flavour.
 flavour_root() { # vroot variant
-	if [ "$FLAVOUR" = debug ]; then echo "$1/$2-debug"; else echo "$1/$2"; fi
+	case $FLAVOUR in
+	debug|rt) echo "$1/$2-$FLAVOUR" ;;
+	*) echo "$1/$2" ;;
+	esac
 }
 
 log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
@@ -374,6 +379,9 @@ suite_cmd() {
 	local tests="net/bench:test_bench_page_pool.sh" v stress=()
 	if [ -f "$(dirname "$1")/kselftest/drivers/net/hw/xdp_redirect_drop.py" ]; then
 		tests="drivers/net/hw:xdp_redirect_drop.py $tests"
+	fi
+	if [ -f "$(dirname "$1")/kselftest/net/veth_xdp_pp.py" ]; then
+		tests="net:veth_xdp_pp.py $tests"
 	fi
 	local xrd_cases=(test_devmap_egress.softirq_drop test_devmap_egress.threaded_drop
 		test_devmap_egress.busypoll_drop test_devmap_egress.mb_drop

@@ -10,12 +10,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 usage() {
 	cat <<'U'
-usage: scripts/skips.sh [--rewrite] <base|series> <results.tap>
+usage: scripts/skips.sh [--rewrite] <base|series|rt> <results.tap>
 
 Reads <results.tap> (scripts/test.sh's $OUT/results.tap: "ok - ..." and
 "not ok - ..." lines; a skip is an "ok ... # SKIP <why>" line) and the
 allow-list (EXPECTED_SKIPS, default selftests/expected-skips: lines
-"<variant> <regex>  # <reason>", variant series, base or any; see the
+"<variant> <regex>  # <reason>", variant series, base, rt (make
+test-rt: the series on PREEMPT_RT) or any; see the
 file's header). Prints each skip as
   skip: expected (<reason>): <line>
   skip: UNEXPECTED: <line>
@@ -40,8 +41,8 @@ done
 [ $# -eq 2 ] || { usage >&2; exit 1; }
 variant=$1 res=$2
 case "$variant" in
-base|series) ;;
-*) die "skips: variant '$variant' (fix: base or series)" ;;
+base|series|rt) ;;
+*) die "skips: variant '$variant' (fix: base, series or rt)" ;;
 esac
 list=${EXPECTED_SKIPS:-$REPO/selftests/expected-skips}
 [ -f "$list" ] || die "skips: no allow-list $list (fix: restore selftests/expected-skips or set EXPECTED_SKIPS)"
@@ -61,8 +62,8 @@ while IFS= read -r l || [ -n "$l" ]; do
 		die "skips: $list:$n: not '<variant> <regex>  # <reason>' (fix: add the reason after two blanks and '# ')"
 	v=${BASH_REMATCH[1]} re=${BASH_REMATCH[2]} why=${BASH_REMATCH[3]}
 	case "$v" in
-	base|series|any) ;;
-	*) die "skips: $list:$n: variant '$v' (fix: series, base or any)" ;;
+	base|series|rt|any) ;;
+	*) die "skips: $list:$n: variant '$v' (fix: series, base, rt or any)" ;;
 	esac
 	st=0
 	empty_match "$re" || st=$?

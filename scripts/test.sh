@@ -11,10 +11,15 @@ export FLAVOUR=${FLAVOUR:-debug}
 
 usage() {
 	cat <<'U'
-usage: scripts/test.sh [base|series]
+usage: scripts/test.sh [base|series|rt]
 
 Default variant: series (base + the units of patches/, in order). On `base` the KUnit
 module runs with expect=base and the series' kselftests are absent.
+`rt` (make test-rt) boots the series built with PREEMPT_RT (FLAVOUR=rt,
+selftests/config.rt; a second cold build, ~30 min): the KUnit module,
+whose cases assert what RT does (every decided return to the ring), the
+net/bench page_pool bench and the napi_stop_kthread() reproducer; no
+gates, no drv-net test, no stress.
 The kernel is the debug flavour (FLAVOUR=debug: KASAN, lockdep,
 DEBUG_ATOMIC_SLEEP, DEBUG_OBJECTS, KFENCE ...; selftests/config.debug):
 any kernel splat fails the run (scripts/splat.sh, decoded).
@@ -39,15 +44,19 @@ Ctrl-C stops every step (background ones too) and frees the locks.
 Exit: 0 all passed, 1 a failure.
 U
 }
+rt=0
 case "${1:-series}" in
 -h|--help) usage; exit 0 ;;
 base|series) variant=${1:-series} ;;
+rt) variant=series rt=1 FLAVOUR=rt SKIP_GATES=1 TEST_STRESS=0
+    KSFT_TESTS=${KSFT_TESTS:-net/bench:test_bench_page_pool.sh} ;;
 *) usage >&2; exit 1 ;;
 esac
 
 # One run at a time: a second make test would delete this one's results
 # while its VM writes them (busy: one line naming it, exit 1).
-if [ "$variant" = base ]; then run_lock test-base "scripts/test.sh base"
+if [ "$rt" = 1 ]; then run_lock test-rt "scripts/test.sh rt"
+elif [ "$variant" = base ]; then run_lock test-base "scripts/test.sh base"
 else run_lock test "scripts/test.sh series"; fi
 # Ctrl-C, a TERM, or any exit stops every child (the guest root's
 # debootstrap too), so that no lock outlives the run
@@ -112,7 +121,7 @@ if [ "$variant" = series ] && [ "${SKIP_GATES:-0}" != 1 ]; then
 	# patch: make check)
 	"$here/check.sh" w1 || gates_failed=1
 fi
-out=${OUT:-$CACHE/out/test-$variant}
+out=${OUT:-$CACHE/out/test-$([ "$rt" = 1 ] && echo rt || echo "$variant")}
 rm -rf "$out"
 mkdir -p "$out"
 expect=${KUNIT_EXPECT:-$variant}
@@ -146,7 +155,7 @@ fi
 [ "$gates_failed" = 0 ] || echo "not ok - gates: scripts/check.sh (see above)" >> "$res"
 # no silent skips: a skip not in selftests/expected-skips (with its
 # reason) for this variant becomes "not ok - skip not allowed: ..."
-if ! "$here/skips.sh" --rewrite "$variant" "$res" &&
+if ! "$here/skips.sh" --rewrite "$([ "$rt" = 1 ] && echo rt || echo "$variant")" "$res" &&
    ! grep -q '^not ok - skip not allowed: ' "$res"; then
 	echo "not ok - skips: scripts/skips.sh could not judge the skips (see above)" >> "$res"
 fi

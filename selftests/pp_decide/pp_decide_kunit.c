@@ -46,6 +46,15 @@
 #include <net/page_pool/types.h>
 #include <net/xdp.h>
 
+#ifndef CONFIG_NET_RX_BUSY_POLL
+/* Not built (PREEMPT_RT with NETCONSOLE): the busy-poll cases skip. */
+static void napi_busy_loop(unsigned int napi_id,
+			   bool (*loop_end)(void *, unsigned long),
+			   void *loop_end_arg, bool prefer_busy_poll, u16 budget)
+{
+}
+#endif
+
 #ifndef CONFIG_PAGE_POOL_STATS
 #error "pp_decide_kunit needs CONFIG_PAGE_POOL_STATS=y"
 #endif
@@ -950,9 +959,20 @@ struct pp_case {
 	enum pp_owner_want owner[PP_MAX_NAPI];
 };
 
+/*
+ * PREEMPT_RT: page_pool_napi_local() is always false there (the softirq
+ * can be preempted by the consumer), on 7.3 and on the series, so every
+ * return page_pool decides goes to the ring, in every context; only
+ * 7.3's forced napi_direct (base_direct) still fills the cache.
+ */
+static bool pp_napi_local(bool local)
+{
+	return local && !IS_ENABLED(CONFIG_PREEMPT_RT);
+}
+
 static bool pp_expect_cached(bool local, enum pp_api api)
 {
-	return local || (pp_base && pp_apis[api].base_direct);
+	return pp_napi_local(local) || (pp_base && pp_apis[api].base_direct);
 }
 
 static void pp_snap(struct pp_env *env, struct page_pool_stats *s)
@@ -1097,8 +1117,6 @@ KUNIT_DEFINE_ACTION_WRAPPER(pp_env_destroy_action, pp_env_destroy,
 
 static void pp_case_start(struct kunit *test)
 {
-	if (IS_ENABLED(CONFIG_PREEMPT_RT))
-		kunit_skip(test, "PREEMPT_RT: page_pool_napi_local() is always false");
 	if (bench == 2)
 		kunit_skip(test, "bench=2: benchmark only");
 }
@@ -1708,6 +1726,32 @@ static void pp_acct_read(const struct page_pool *pool, struct pp_acct *a)
 	a->release = (u32)atomic_read(&pool->pages_state_release_cnt);
 }
 
+/*
+ * A row's want for pool @idx as this kernel must give it: on PREEMPT_RT
+ * the owner context is not local either (pp_napi_local()), so the pages
+ * the row caches go to the ring with the others, which takes what room
+ * it has (@ring_size less @ring_fill) and refuses the rest.  Base 7.3 on
+ * RT is not run (ring_full_base: one refusing call assumed).
+ */
+static const struct pp_bulk_want *pp_want_here(const struct pp_bulk_want *w,
+					       bool local, unsigned int ring_size,
+					       unsigned int ring_fill,
+					       struct pp_bulk_want *buf)
+{
+	unsigned int total = w->cached + w->ring + w->ring_full;
+	unsigned int room = ring_size - ring_fill;
+
+	if (!local || pp_napi_local(local))
+		return w;
+	*buf = *w;
+	buf->cached = 0;
+	buf->cache_full = 0;
+	buf->ring = min(total, room);
+	buf->ring_full = total - buf->ring;
+	buf->ring_full_base = !!buf->ring_full;
+	return buf;
+}
+
 /* The ring_full a row asserts: per page, or base 7.3's per call. */
 static unsigned int pp_want_ring_full(const struct pp_bulk_want *w)
 {
@@ -2220,6 +2264,7 @@ static void pp_bulk_check_row(struct kunit *test, struct pp_env *env,
 {
 	struct page_pool_stats before[PP_MAX_POOL], after[PP_MAX_POOL];
 	struct pp_acct acct[PP_MAX_POOL];
+	struct pp_bulk_want want;
 	u32 count[PP_MAX_POOL];
 	unsigned int i;
 
@@ -2243,7 +2288,10 @@ static void pp_bulk_check_row(struct kunit *test, struct pp_env *env,
 		    after, count, acct);
 	for (i = 0; i < PP_MAX_POOL; i++)
 		pp_bulk_check_pool(test, env, i, r->name, r->ctx->ctx,
-				   &before[i], &after[i], &r->want[i],
+				   &before[i], &after[i],
+				   pp_want_here(&r->want[i], r->ctx->local[i],
+						env->pp[i].pool->ring.size,
+						r->ring_fill[i], &want),
 				   r->fill[i], r->ring_fill[i], count[i],
 				   &acct[i]);
 	pp_bulk_check_kept(test, env, r->name);
@@ -2314,6 +2362,7 @@ static void pp_fbulk_check_row(struct kunit *test, struct pp_env *env,
 	struct pp_bulk_call *c = &env->bulk->c;
 	const char *ctx = r->ctx->ctx;
 	struct pp_acct acct[PP_MAX_POOL];
+	struct pp_bulk_want want;
 	u32 count[PP_MAX_POOL];
 	u64 base;
 	unsigned int i;
@@ -2341,11 +2390,15 @@ static void pp_fbulk_check_row(struct kunit *test, struct pp_env *env,
 			      "%s in %s: written past the bulk's q[]", r->name,
 			      ctx);
 	pp_bulk_check_pool(test, env, 0, r->name, ctx, &before[0], &after[0],
-			   &r->want, fill[0], r->ring_fill[0], count[0],
-			   &acct[0]);
+			   pp_want_here(&r->want, r->ctx->local[0],
+					env->pp[0].pool->ring.size,
+					r->ring_fill[0], &want),
+			   fill[0], r->ring_fill[0], count[0], &acct[0]);
 	pp_bulk_check_pool(test, env, 1, r->name, ctx, &before[1], &after[1],
-			   &r->want_b, fill[1], r->ring_fill[1], count[1],
-			   &acct[1]);
+			   pp_want_here(&r->want_b, r->ctx->local[1],
+					env->pp[1].pool->ring.size,
+					r->ring_fill[1], &want),
+			   fill[1], r->ring_fill[1], count[1], &acct[1]);
 	pp_bulk_check_kept(test, env, r->name);
 	pp_bulk_release(env);
 }
@@ -3209,7 +3262,8 @@ static void pp_hardirq_in_owner_poll(struct kunit *test)
 	struct pp_env *env = pp_setup(test, 1, false);
 	struct page_pool_stats before[PP_MAX_POOL], after[PP_MAX_POOL];
 	const struct pp_where *w = &env->timer_where;
-	bool do_return = hardirq_return;
+	/* PREEMPT_RT: not local, the ring's lock sleeps: never from here */
+	bool do_return = hardirq_return && !IS_ENABLED(CONFIG_PREEMPT_RT);
 	u64 cached, ring;
 	int err;
 
@@ -3275,6 +3329,9 @@ static void pp_irqs_off_in_owner_poll(struct kunit *test)
 		.owner = { PP_OWN_SELF },
 	};
 
+	/* not local there: the ring, whose lock sleeps, with IRQs off */
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		kunit_skip(test, "PREEMPT_RT: a return with IRQs off would take the ring's sleeping lock");
 	pp_add_pool(test, env, 0, &env->napi[0], -1);
 	pp_check_api(test, env, &c, PP_PUT_PAGE);
 	KUNIT_EXPECT_TRUE_MSG(test, env->job.where.irqs_off,
