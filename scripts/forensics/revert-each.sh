@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# revert-each.sh - which test turns red when one patch of the series is
-# reverted on top of all the others.
+# revert-each.sh - which test turns red when the series is applied
+# without one of its patches.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 export FLAVOUR=${FLAVOUR:-debug}
@@ -12,12 +12,11 @@ usage() {
 usage: scripts/forensics/revert-each.sh [-l] [SUBJECT_REGEX...]
 
 For each patch of the series (patches/, in order; with SUBJECT_REGEX only
-those whose subject matches one, grep -E), the patch is reverted on top of
-the whole series (git revert in a scratch worktree of the series tree),
-and make test's VM suite runs on that kernel (scripts/test.sh series with
-PATCHES = patches/ plus the revert as a last unit; no gates, no stress).
-A revert that does not apply is reported as such. Selftest-only patches
-are left out. Not part of make test or CI: a warm debug build and a VM
+those whose subject matches one, grep -E), the series is applied without
+that patch and make test's VM suite runs on that kernel (scripts/test.sh
+series with PATCHES = a copy of patches/ less the patch; no gates, no
+stress). When a later patch then does not apply, that is the verdict.
+Selftest-only patches are left out. Not part of make test or CI: a warm debug build and a VM
 run per patch, ~10 min each here; the first build after it rebuilds the
 series kernel.
 -l  list the patches it would revert, and stop.
@@ -43,7 +42,7 @@ out=${OUT:-$CACHE/out/revert-each}
 # The series tree (patches/ applied), its patches' commits in order.
 src=$("$here/../tree.sh" series)
 base=$(base_commit "$(kernel_repo)")
-# the runs below re-make this tree (PATCHES with a revert): keep its top
+# the runs below re-make this tree (PATCHES less a patch): keep its top
 top=$(git -C "$src" rev-parse HEAD)
 mapfile -t commits < <(git -C "$src" rev-list --reverse "$base..$top")
 mapfile -t files < <(series_patches)
@@ -74,33 +73,17 @@ mkdir -p "$out"
 tsv=$out/revert-each.tsv
 : > "$tsv"
 scratch=$(mktemp -d)
-wt=$CACHE/revert-each-src
-cleanup() {
-	git -C "$src" worktree remove -f "$wt" >/dev/null 2>&1 || true
-	rm -rf "$scratch"
-}
-trap cleanup EXIT
-git -C "$src" worktree remove -f "$wt" >/dev/null 2>&1 || true
-git -C "$src" worktree add -q --detach "$wt" "$top"
+trap 'rm -rf "$scratch"' EXIT
 
 for i in "${todo[@]}"; do
-	c=${commits[$i]} label=$(patch_label "${files[$i]}")
+	label=$(patch_label "${files[$i]}")
 	n=$(printf '%02d' "$((i + 1))")
 	log "revert-each: $n $label"
-	git -C "$wt" checkout -q --detach -f "$top"
-	if ! git -C "$wt" -c user.name="xdp-pp harness" \
-	     -c user.email=harness@xdp-pp.invalid revert --no-edit "$c" \
-	     >/dev/null 2>&1; then
-		git -C "$wt" revert --abort >/dev/null 2>&1 || true
-		printf '%s\tconflict\t-\n' "$label" >> "$tsv"
-		continue
-	fi
-	# patches/ as units, the revert as the last one
+	# patches/ as units, without this patch
 	p=$scratch/patches
 	rm -rf "$p"
 	cp -r "$REPO/patches" "$p"
-	mkdir -p "$p/99-revert"
-	git -C "$wt" format-patch -q -1 HEAD -o "$p/99-revert"
+	rm "$p/$label"
 	set +e
 	PATCHES=$p SKIP_GATES=1 TEST_STRESS=0 RUN_LOCK_WAIT=1 OUT="$out/$n" \
 		KSFT_TESTS="${REVERT_KSFT_TESTS:-net:veth_xdp_pp.py net/bench:test_bench_page_pool.sh}" \
@@ -108,6 +91,11 @@ for i in "${todo[@]}"; do
 		"$here/../test.sh" series > "$out/$n.log" 2>&1
 	set -e
 	res=$out/$n/results.tap
+	if grep -q 'does not apply' "$out/$n.log"; then
+		printf '%s\tconflict\t%s\n' "$label" \
+			"$(sed -n 's/.*error: tree: \(patch .* does not apply\).*/\1/p' "$out/$n.log" | head -1)" >> "$tsv"
+		continue
+	fi
 	if [ ! -f "$res" ]; then
 		printf '%s\tbuild\t(see %s)\n' "$label" "$out/$n.log" >> "$tsv"
 		continue
