@@ -16,7 +16,7 @@ usage: scripts/test.sh [base|series|rt]
 Default variant: series (base + the units of patches/, in order). On `base` the KUnit
 module runs with expect=base and the series' kselftests are absent.
 `rt` (make test-rt) boots the series built with PREEMPT_RT (FLAVOUR=rt,
-selftests/config.rt; a second cold build, ~30 min): the KUnit module,
+selftests/config.rt; a second kernel, ~45 min cold here): the KUnit module,
 whose cases assert what RT does (every decided return to the ring), the
 net/bench page_pool bench and the napi_stop_kthread() reproducer; no
 gates, no drv-net test, no stress.
@@ -44,20 +44,20 @@ Ctrl-C stops every step (background ones too) and frees the locks.
 Exit: 0 all passed, 1 a failure.
 U
 }
-rt=0
+# run: the run's name (its lock, results dir and skips variant); variant:
+# the kernel built (rt is the series, FLAVOUR=rt)
 case "${1:-series}" in
 -h|--help) usage; exit 0 ;;
-base|series) variant=${1:-series} ;;
-rt) variant=series rt=1 FLAVOUR=rt SKIP_GATES=1 TEST_STRESS=0
+base|series) run=${1:-series} variant=$run ;;
+rt) run=rt variant=series FLAVOUR=rt SKIP_GATES=1 TEST_STRESS=0
     KSFT_TESTS=${KSFT_TESTS:-net/bench:test_bench_page_pool.sh} ;;
 *) usage >&2; exit 1 ;;
 esac
 
 # One run at a time: a second make test would delete this one's results
 # while its VM writes them (busy: one line naming it, exit 1).
-if [ "$rt" = 1 ]; then run_lock test-rt "scripts/test.sh rt"
-elif [ "$variant" = base ]; then run_lock test-base "scripts/test.sh base"
-else run_lock test "scripts/test.sh series"; fi
+if [ "$run" = series ]; then run_lock test "scripts/test.sh series"
+else run_lock "test-$run" "scripts/test.sh $run"; fi
 # Ctrl-C, a TERM, or any exit stops every child (the guest root's
 # debootstrap too), so that no lock outlives the run
 test_tmp=$(mktemp -d)
@@ -121,7 +121,7 @@ if [ "$variant" = series ] && [ "${SKIP_GATES:-0}" != 1 ]; then
 	# patch: make check)
 	"$here/check.sh" w1 || gates_failed=1
 fi
-out=${OUT:-$CACHE/out/test-$([ "$rt" = 1 ] && echo rt || echo "$variant")}
+out=${OUT:-$CACHE/out/test-$run}
 rm -rf "$out"
 mkdir -p "$out"
 expect=${KUNIT_EXPECT:-$variant}
@@ -155,7 +155,7 @@ fi
 [ "$gates_failed" = 0 ] || echo "not ok - gates: scripts/check.sh (see above)" >> "$res"
 # no silent skips: a skip not in selftests/expected-skips (with its
 # reason) for this variant becomes "not ok - skip not allowed: ..."
-if ! "$here/skips.sh" --rewrite "$([ "$rt" = 1 ] && echo rt || echo "$variant")" "$res" &&
+if ! "$here/skips.sh" --rewrite "$run" "$res" &&
    ! grep -q '^not ok - skip not allowed: ' "$res"; then
 	echo "not ok - skips: scripts/skips.sh could not judge the skips (see above)" >> "$res"
 fi

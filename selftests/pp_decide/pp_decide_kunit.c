@@ -1727,11 +1727,12 @@ static void pp_acct_read(const struct page_pool *pool, struct pp_acct *a)
 }
 
 /*
- * A row's want for pool @idx as this kernel must give it: on PREEMPT_RT
- * the owner context is not local either (pp_napi_local()), so the pages
- * the row caches go to the ring with the others, which takes what room
- * it has (@ring_size less @ring_fill) and refuses the rest.  Base 7.3 on
- * RT is not run (ring_full_base: one refusing call assumed).
+ * A row's want for a pool as this kernel must give it (what
+ * pp_bulk_check_pool() asserts): on PREEMPT_RT the owner context is not
+ * local either (pp_napi_local()), so the pages the row caches go to the
+ * ring with the others, which takes what room it has (@ring_size less
+ * @ring_fill) and refuses the rest.  Base 7.3 on RT is not run
+ * (ring_full_base: one refusing call assumed).
  */
 static const struct pp_bulk_want *pp_want_here(const struct pp_bulk_want *w,
 					       bool local, unsigned int ring_size,
@@ -2045,7 +2046,8 @@ static unsigned int pp_bulk_drain(struct kunit *test, struct pp_env *env,
  */
 static void pp_bulk_check_pool(struct kunit *test, struct pp_env *env,
 			       unsigned int idx, const char *name,
-			       const char *ctx, const struct page_pool_stats *b,
+			       const struct pp_case *cs,
+			       const struct page_pool_stats *b,
 			       const struct page_pool_stats *a,
 			       const struct pp_bulk_want *w, unsigned int fill,
 			       unsigned int ring_fill, u32 count,
@@ -2056,6 +2058,11 @@ static void pp_bulk_check_pool(struct kunit *test, struct pp_env *env,
 	struct pp_bulk_call *c = &env->bulk->c;
 	struct pp_held *h = &env->bulk->held[idx];
 	unsigned int i, first, nr_filled = h->nr_filled, back = 0, kept = 0;
+	const char *ctx = cs->ctx;
+	struct pp_bulk_want here;
+
+	w = pp_want_here(w, cs->local[idx], env->pp[idx].pool->ring.size,
+			 ring_fill, &here);
 
 	kunit_info(test, "%s in %s: pool%u cached +%llu cache_full +%llu ring +%llu ring_full +%llu released_refcnt +%llu, alloc.count %u -> %u, hold +%u release +%u\n",
 		   name, ctx, idx, ra->cached - rb->cached,
@@ -2264,7 +2271,6 @@ static void pp_bulk_check_row(struct kunit *test, struct pp_env *env,
 {
 	struct page_pool_stats before[PP_MAX_POOL], after[PP_MAX_POOL];
 	struct pp_acct acct[PP_MAX_POOL];
-	struct pp_bulk_want want;
 	u32 count[PP_MAX_POOL];
 	unsigned int i;
 
@@ -2287,11 +2293,8 @@ static void pp_bulk_check_row(struct kunit *test, struct pp_env *env,
 	pp_bulk_run(test, env, r->name, r->ctx, r->fill, r->ring_fill, before,
 		    after, count, acct);
 	for (i = 0; i < PP_MAX_POOL; i++)
-		pp_bulk_check_pool(test, env, i, r->name, r->ctx->ctx,
-				   &before[i], &after[i],
-				   pp_want_here(&r->want[i], r->ctx->local[i],
-						env->pp[i].pool->ring.size,
-						r->ring_fill[i], &want),
+		pp_bulk_check_pool(test, env, i, r->name, r->ctx,
+				   &before[i], &after[i], &r->want[i],
 				   r->fill[i], r->ring_fill[i], count[i],
 				   &acct[i]);
 	pp_bulk_check_kept(test, env, r->name);
@@ -2362,7 +2365,6 @@ static void pp_fbulk_check_row(struct kunit *test, struct pp_env *env,
 	struct pp_bulk_call *c = &env->bulk->c;
 	const char *ctx = r->ctx->ctx;
 	struct pp_acct acct[PP_MAX_POOL];
-	struct pp_bulk_want want;
 	u32 count[PP_MAX_POOL];
 	u64 base;
 	unsigned int i;
@@ -2389,16 +2391,12 @@ static void pp_fbulk_check_row(struct kunit *test, struct pp_env *env,
 			      c->b.canary[1] == PP_CANARY,
 			      "%s in %s: written past the bulk's q[]", r->name,
 			      ctx);
-	pp_bulk_check_pool(test, env, 0, r->name, ctx, &before[0], &after[0],
-			   pp_want_here(&r->want, r->ctx->local[0],
-					env->pp[0].pool->ring.size,
-					r->ring_fill[0], &want),
-			   fill[0], r->ring_fill[0], count[0], &acct[0]);
-	pp_bulk_check_pool(test, env, 1, r->name, ctx, &before[1], &after[1],
-			   pp_want_here(&r->want_b, r->ctx->local[1],
-					env->pp[1].pool->ring.size,
-					r->ring_fill[1], &want),
-			   fill[1], r->ring_fill[1], count[1], &acct[1]);
+	pp_bulk_check_pool(test, env, 0, r->name, r->ctx, &before[0],
+			   &after[0], &r->want, fill[0], r->ring_fill[0],
+			   count[0], &acct[0]);
+	pp_bulk_check_pool(test, env, 1, r->name, r->ctx, &before[1],
+			   &after[1], &r->want_b, fill[1], r->ring_fill[1],
+			   count[1], &acct[1]);
 	pp_bulk_check_kept(test, env, r->name);
 	pp_bulk_release(env);
 }
