@@ -159,7 +159,7 @@ if [ -f "$hw/xdp_redirect_drop.py" ]; then
 	hwo=$root/hw
 	rm -rf "$hwo"
 	mkdir -p "$hwo" "$ks/drivers/net/hw/lib/py"
-	hwgen=(xdp_redirect_drop_helper xdp_redirect_drop.bpf.o xdp_redirect_drop_mb.bpf.o)
+	hwgen=(xdp_redirect_drop.bpf.o)
 	make -s -C "$hw" KHDR_INCLUDES="-isystem $O/usr/include" CC=gcc \
 		OUTPUT="$hwo" "${hwgen[@]/#/$hwo/}" >> "$root/kselftest.log" 2>&1 ||
 		{ tail -30 "$root/kselftest.log" >&2;
@@ -195,8 +195,8 @@ if git -C "$src" cat-file -e HEAD:tools/testing/selftests/net/veth_xdp_pp.py 2>/
 	need+=(net/veth_xdp_pp.py net/lib/xdp_native.bpf.o net/lib/py/__init__.py)
 fi
 if git -C "$src" cat-file -e HEAD:tools/testing/selftests/drivers/net/hw/xdp_redirect_drop.py 2>/dev/null; then
-	need+=(drivers/net/hw/xdp_redirect_drop.py drivers/net/hw/xdp_redirect_drop_helper
-	       drivers/net/hw/xdp_redirect_drop.bpf.o drivers/net/hw/xdp_redirect_drop_mb.bpf.o)
+	need+=(drivers/net/hw/xdp_redirect_drop.py drivers/net/hw/xdp_redirect_drop.bpf.o
+	       net/lib/xdp_helper)
 fi
 for f in "${need[@]}"; do
 	[ -e "$ks/$f" ] || { grep -iE 'error' "$root/kselftest.log" | head -10 >&2;

@@ -11,7 +11,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 GUEST_SUITE=${GUEST_SUITE:-sid}
 GUEST_PKGS="bash bpftool busybox ethtool iproute2 iputils-ping jq kmod procps
-python3 python3-jsonschema python3-yaml util-linux xdp-tools"
+python3 python3-jsonschema python3-yaml socat util-linux xdp-tools"
 
 case "${1:-}" in
 -h|--help)

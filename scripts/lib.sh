@@ -370,11 +370,8 @@ suite_stress() {
 # and with STRESS=1 the short stress (scripts/guest/stress.sh --short) in
 # the same boot, before KUnit (whose hard IRQ case turns lockdep off); and
 # SUITE_TIMEOUT to the VM timeout it needs.
-# The drv-net test has 34 cases, 30-70 s each on the debug kernel under TCG.
-# make test runs each drop path once with the exact witness, and the owner
-# contexts where the series changes the decision (threaded NAPI, busy
-# poll, AF_XDP copy mode) and a page_pool destroyed with pages in flight
-# (veth); XRD_CASES=all runs them all (~20 min).
+# The drv-net test has 7 cases, ~4 min on the debug kernel under TCG:
+# all run; XRD_CASES (ksft -t patterns) picks some.
 suite_cmd() {
 	local tests="net/bench:test_bench_page_pool.sh" v stress=()
 	if [ -f "$(dirname "$1")/kselftest/drivers/net/hw/xdp_redirect_drop.py" ]; then
@@ -383,26 +380,18 @@ suite_cmd() {
 	if [ -f "$(dirname "$1")/kselftest/net/veth_xdp_pp.py" ]; then
 		tests="net:veth_xdp_pp.py $tests"
 	fi
-	local xrd_cases=(test_devmap_egress.softirq_drop test_devmap_egress.threaded_drop
-		test_devmap_egress.busypoll_drop test_devmap_egress.mb_drop
-		test_devmap_xmit_fail.threaded test_devmap_bcast.softirq_egress_drop
-		test_devmap_bcast.softirq_no_dst test_cpumap.softirq_devmap
-		test_xdp_tx.threaded test_xdp_tx.busypoll test_xsk_copy.threaded
-		test_xsk_copy.busypoll test_veth_pool_release)
 	if [ "${3:-0}" = 1 ]; then
 		# the caller's STRESS_* settings go to the guest's stress.sh
 		stress=(TEST_STRESS=1)
 		for v in $(compgen -v STRESS_ || true); do stress+=("$v=${!v}"); done
 	fi
 	SUITE=(env EXPECT="$2" KSFT_TESTS="${KSFT_TESTS:-$tests}" PP_BENCH_LOOPS=100000
-	       XRD_CASES="${XRD_CASES:-${xrd_cases[*]}}" ${stress[@]+"${stress[@]}"}
+	       XRD_CASES="${XRD_CASES:-all}" ${stress[@]+"${stress[@]}"}
 	       bash /xdp-pp/scripts/guest/run-tests.sh)
 	# suite ~10 min, short stress ~6 min here idle; CI's machine took
 	# 1.4-2x as long
 	SUITE_TIMEOUT=1800
 	[ "${3:-0}" != 1 ] || SUITE_TIMEOUT=3600
-	# every drv-net case, KUnit and the bench take ~25 min idle: more room
-	[ "${XRD_CASES:-}" != all ] || SUITE_TIMEOUT=$(( SUITE_TIMEOUT + 1800 ))
 }
 
 # ensure_worktree REPO DIR BASE: DIR is a detached git worktree of REPO

@@ -17,7 +17,7 @@ that patch and make test's VM suite runs on that kernel (scripts/test.sh
 series with PATCHES = a copy of patches/ less the patch; no gates, no
 stress). When a later patch then does not apply, that is the verdict.
 Selftest-only patches are left out. Not part of make test or CI: a warm debug build and a VM
-run per patch, ~10 min each here; the first build after it rebuilds the
+run per patch, ~14 min each here; the first build after it rebuilds the
 series kernel.
 -l  list the patches it would revert, and stop.
 Writes $OUT/revert-each.tsv (default OUT $CACHE/out/revert-each): one
@@ -26,8 +26,8 @@ is "red" (a test failed), "GREEN" (nothing caught the revert), "conflict"
 or "build" (the reverted kernel did not build). Each run's results in
 $OUT/NN/.
 Environment: REVERT_KSFT_TESTS (kselftests of each run; default the veth
-test and the page_pool bench), XRD_CASES (drv-net cases, default none of
-them), OUT, KDIR, BASE.
+and drv-net tests and the page_pool bench), XRD_CASES (drv-net cases,
+default all), OUT, KDIR, BASE.
 Exit: 0 when every listed patch was run (whatever the verdicts), 1 on a
 harness error.
 U
@@ -86,8 +86,7 @@ for i in "${todo[@]}"; do
 	rm "$p/$label"
 	set +e
 	PATCHES=$p SKIP_GATES=1 TEST_STRESS=0 RUN_LOCK_WAIT=1 OUT="$out/$n" \
-		KSFT_TESTS="${REVERT_KSFT_TESTS:-net:veth_xdp_pp.py net/bench:test_bench_page_pool.sh}" \
-		XRD_CASES="${XRD_CASES:-none}" \
+		KSFT_TESTS="${REVERT_KSFT_TESTS:-net:veth_xdp_pp.py drivers/net/hw:xdp_redirect_drop.py net/bench:test_bench_page_pool.sh}" \
 		"$here/../test.sh" series > "$out/$n.log" 2>&1
 	set -e
 	res=$out/$n/results.tap
