@@ -370,7 +370,7 @@ suite_stress() {
 # and with STRESS=1 the short stress (scripts/guest/stress.sh --short) in
 # the same boot, before KUnit (whose hard IRQ case turns lockdep off); and
 # SUITE_TIMEOUT to the VM timeout it needs.
-# The drv-net test has 7 cases, ~4 min on the debug kernel under TCG:
+# The drv-net test has 7 cases, ~2 min on the debug kernel under TCG:
 # all run; XRD_CASES (ksft -t patterns) picks some.
 suite_cmd() {
 	local tests="net/bench:test_bench_page_pool.sh" v stress=()

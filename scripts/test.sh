@@ -30,7 +30,7 @@ the short stress (scripts/guest/stress.sh --short, series only, in the
 same VM boot before KUnit; TEST_STRESS=0 skips it), summary.
 Environment: KDIR, BASE, OUT (results dir, default $CACHE/out/test-<variant>),
 KSFT_TESTS (kselftest runner -t names), XRD_CASES (cases of the drv-net
-test, ksft -t patterns; default "all": 7 cases, ~4 min), VM_TIMEOUT, SKIP_GATES=1,
+test, ksft -t patterns; default "all": 7 cases, ~2 min), VM_TIMEOUT, SKIP_GATES=1,
 KUNIT_EXPECT (base|series: what the KUnit module expects; default the variant),
 TEST_STRESS (1; 0: no stress), STRESS_* (to the guest's stress.sh, see
 scripts/stress.sh --help; STRESS_TIMEOUT bounds it in the guest, 2400 s),
