@@ -4,7 +4,7 @@
 SHELL := /bin/bash
 S := scripts
 
-.PHONY: all demo test test-base test-rt stress check smoke bench bench-nic build setup unsetup export prep send shell clean help
+.PHONY: all demo test test-base test-rt stress check upstream smoke bench bench-nic build setup unsetup export prep send shell clean help
 
 all: demo
 
@@ -23,8 +23,11 @@ test-rt: ## the series on PREEMPT_RT: KUnit (RT's rules asserted), bench, reprod
 stress: ## debug kernel: XDP drop paths under topology churn (~1 h; STRESS_SHORT=1: ~11 min)
 	$(S)/stress.sh
 
-check: ## all gates: fast ones, per-patch build, W=1, drivers gate (~26 min); hours cold
+check: ## all gates: fast ones, per-patch build, W=1, drivers gate, upstream's tests; hours cold
 	$(S)/check.sh
+
+upstream: ## upstream's XDP/NAPI tests (test_progs, drivers/net, busy_poll) base vs series: same verdicts
+	$(S)/upstream.sh
 
 smoke: ## seconds: every target starts (--help), every make X in the README is a target
 	$(S)/smoke.sh

@@ -23,6 +23,10 @@
 #               built with W=1 at every patch that touches them: no warning
 #               above the base's (cached per prefix); DRIVERS_PER_PATCH=0:
 #               only at the end of the series
+#   upstream    scripts/upstream.sh: upstream's own tests of this code
+#               (bpf test_progs' XDP tests, drivers/net napi_threaded.py and
+#               netpoll_basic.py, net/busy_poll_test.sh) on the base and
+#               the series debug kernels (built first): the same verdicts
 #
 # Each check runs in its own process with errexit in effect (set -eE, an ERR
 # trap, inherit_errexit): a command that fails and is not handled ends the
@@ -50,7 +54,7 @@ usage() {
 usage: scripts/check.sh [--fast] [CHECK...]
 
 Checks: format signoff checkpatch kdoc skips splat objs build w1 drivers
-(default: all; --fast: format signoff checkpatch kdoc skips splat;
+upstream (default: all; --fast: format signoff checkpatch kdoc skips splat;
 `make test` adds w1). objs: each patch's .c files (and the core users of
 a touched header) compile at its prefix, ~30 s a patch; build: each
 prefix's full bzImage and modules, minutes a patch.
@@ -78,13 +82,13 @@ for a in "$@"; do
 	case "$a" in
 	-h|--help) usage; exit 0 ;;
 	--fast) fast=1 ;;
-	format|signoff|checkpatch|kdoc|skips|splat|objs|build|w1|drivers) checks+=("$a") ;;
+	format|signoff|checkpatch|kdoc|skips|splat|objs|build|w1|drivers|upstream) checks+=("$a") ;;
 	*) usage >&2; exit 1 ;;
 	esac
 done
 if [ ${#checks[@]} -eq 0 ]; then
 	checks=(format signoff checkpatch kdoc skips splat)
-	[ "$fast" = 1 ] || checks+=(objs build w1 drivers)
+	[ "$fast" = 1 ] || checks+=(objs build w1 drivers upstream)
 fi
 RESULTS=${RESULTS:-$OUTS/check}
 
@@ -299,6 +303,21 @@ check_splat() {
 	printf '%s\n' "$out" | grep -v '^ok ' || true
 	[ "$st" = 0 ] || fail "scripts/splat-selftest.sh: $(tail -n 1 <<<"$out") (first: $(grep -m1 '^FAIL' <<<"$out" || echo "exit $st"))"
 	pass "scripts/splat-selftest.sh: $(tail -n 1 <<<"$out")"
+}
+
+# upstream's own tests, base against series (scripts/upstream.sh); the two
+# debug kernels built (or reused) first. A skip of upstream.sh (exit 4: a
+# prerequisite absent) fails: it would leave the comparison unmade
+check_upstream() {
+	local v st=0 out
+	for v in base series; do
+		FLAVOUR=debug RUN_LOCK_WAIT=1 "$here/build.sh" "$v" ||
+			fail "the debug $v kernel did not build (FLAVOUR=debug scripts/build.sh $v)"
+	done
+	FLAVOUR=debug RUN_LOCK_WAIT=1 "$here/upstream.sh" || st=$?
+	out=$OUTS/upstream/table.txt
+	[ "$st" = 0 ] || fail "scripts/upstream.sh exited $st: $(tail -n 1 "$out" 2>/dev/null || echo 'no table')"
+	pass "$(tail -n 1 "$out")"
 }
 
 # The check worktree (base, then base + a prefix of the series).

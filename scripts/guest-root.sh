@@ -10,8 +10,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
 GUEST_SUITE=${GUEST_SUITE:-sid}
-GUEST_PKGS="bash bpftool busybox ethtool iproute2 iputils-ping jq kmod procps
-python3 python3-jsonschema python3-yaml socat util-linux xdp-tools"
+# for make upstream: bpftrace and iperf3 (netpoll_basic.py counts
+# netpoll_poll_dev() calls under iperf3 load). No udev: virtme-init would
+# start udevd and coldplug every device at each boot
+GUEST_PKGS="bash bpftool bpftrace busybox ethtool iperf3 iproute2 iputils-ping jq
+kmod procps python3 python3-jsonschema python3-yaml socat util-linux xdp-tools"
 
 case "${1:-}" in
 -h|--help)
@@ -19,8 +22,8 @@ case "${1:-}" in
 usage: scripts/guest-root.sh [--check]
 
 Debootstraps a minimal Debian ($GUEST_SUITE, default sid) root with
-xdp-tools, bpftool, iproute2, ethtool, python3 + yaml, kmod and busybox
-(poweroff) into $CACHE/guest-<hash>, where <hash> covers the suite and the
+xdp-tools, bpftool, bpftrace, iperf3, iproute2, ethtool, python3 + yaml,
+socat, kmod and busybox (poweroff) into $CACHE/guest-<hash>, where <hash> covers the suite and the
 package list. Reuses it when present. Needs root. Prints the path.
 The archive is the machine's own (apt's debian.sources, or a one-line
 sources.list). Concurrent callers (make bench starts three VMs at once)

@@ -74,7 +74,8 @@ WORKTREES=(base rfc series check prep)
 JOBS=${JOBS:-$(nproc)}
 
 # Kernel config fragments, in the order scripts/config.sh applies them.
-# FLAVOUR=debug (what `make test` boots) adds selftests/config.debug and
+# FLAVOUR=debug (what `make test` boots) adds selftests/config.debug (and
+# config.upstream: what make upstream's tests need) and
 # leaves out the NIC drivers' fragments: no such NIC in the VM, and the
 # W=1 gates build them in the check config (with them, 128 of the 2301
 # objects of a cold KASAN build were theirs, and mvneta's COMPILE_TEST
@@ -89,7 +90,8 @@ config_fragments() {
 		echo "$REPO/drivers-mlx5/config" "$REPO/drivers-i40e/config" \
 			"$REPO/drivers-mvneta/config"
 	echo "$REPO/selftests/config"
-	[ "$FLAVOUR" != debug ] || echo "$REPO/selftests/config.debug"
+	[ "$FLAVOUR" != debug ] ||
+		echo "$REPO/selftests/config.debug" "$REPO/selftests/config.upstream"
 	[ "$FLAVOUR" != check ] || echo "$REPO/net-core/config.drivers"
 	[ "$FLAVOUR" != rt ] || echo "$REPO/selftests/config.rt"
 }

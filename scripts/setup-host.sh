@@ -15,7 +15,8 @@ quick and changes nothing more; `make test` runs this only when --check
 fails):
   build:  build-essential bc bison flex libelf-dev libssl-dev dwarves ccache
           cpio rsync zstd xz-utils python3 python3-ply python3-git git kmod
-          file clang llvm
+          file clang llvm, clang-16 (make upstream's test_progs: bookworm's
+          clang-14 cannot build one of its XDP programs)
   vm:     qemu-system-x86 qemu-system-common qemu-system-data qemu-utils
           seabios, all from bookworm-backports (QEMU >= 10: bookworm's 7.2
           TCG runs guest code half-patched while the kernel live-patches
@@ -232,7 +233,7 @@ pins=("$(pick virtme-ng "$VIRTME_NG_VERSION" "$VIRTME_NG_MIN")")
 pkgs=()
 for p in build-essential bc bison flex libelf-dev libssl-dev dwarves ccache \
 	 cpio rsync zstd xz-utils python3 python3-ply python3-git git kmod \
-	 busybox-static file gnuplot-nox clang llvm git-email libmailtools-perl debootstrap; do
+	 busybox-static file gnuplot-nox clang llvm clang-16 git-email libmailtools-perl debootstrap; do
 	dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null | grep -q '^ii' || pkgs+=("$p")
 done
 [[ "${missing[*]}" != *qemu-system-x86* ]] ||
