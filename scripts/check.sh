@@ -314,8 +314,9 @@ check_upstream() {
 		FLAVOUR=debug RUN_LOCK_WAIT=1 "$here/build.sh" "$v" ||
 			fail "the debug $v kernel did not build (FLAVOUR=debug scripts/build.sh $v)"
 	done
-	FLAVOUR=debug RUN_LOCK_WAIT=1 "$here/upstream.sh" || st=$?
-	out=$OUTS/upstream/table.txt
+	out=$OUTS/upstream
+	FLAVOUR=debug RUN_LOCK_WAIT=1 OUT="$out" "$here/upstream.sh" || st=$?
+	out=$out/table.txt
 	[ "$st" = 0 ] || fail "scripts/upstream.sh exited $st: $(tail -n 1 "$out" 2>/dev/null || echo 'no table')"
 	pass "$(tail -n 1 "$out")"
 }

@@ -23,8 +23,8 @@ usage: scripts/guest-root.sh [--check]
 
 Debootstraps a minimal Debian ($GUEST_SUITE, default sid) root with
 xdp-tools, bpftool, bpftrace, iperf3, iproute2, ethtool, python3 + yaml,
-socat, kmod and busybox (poweroff) into $CACHE/guest-<hash>, where <hash> covers the suite and the
-package list. Reuses it when present. Needs root. Prints the path.
+socat, kmod and busybox (poweroff) into $CACHE/guest-<hash>, where <hash>
+covers the suite and the package list. Reuses it when present. Needs root. Prints the path.
 The archive is the machine's own (apt's debian.sources, or a one-line
 sources.list). Concurrent callers (make bench starts three VMs at once)
 wait on $CACHE/guest.lock for the one that builds it, saying so.
