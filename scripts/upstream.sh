@@ -16,7 +16,8 @@ usage: scripts/upstream.sh
 
 Upstream's own tests, base against series. Builds (or reuses), in
 $CACHE/upstream from UP_TREE's sources (series; the series changes none
-of them), bpf selftests' test_progs (909 s here, 2026-12-04):
+of them), net's busy_poller (libynl) and bpf selftests' test_progs (909 s
+here, 2026-12-04):
   make -C tools/testing/selftests/bpf OUTPUT=$CACHE/upstream/bpf
     CLANG=$UP_CLANG VMLINUX_BTF=<.BTF of the kernel> BPF_STRICT_BUILD=0
     SKIP_DOCS=1 LIBARENA_SKEL= test_progs
@@ -37,9 +38,7 @@ Environment: UP_CLANG (clang-16 when installed, else clang: clang-14
 cannot build xdp_context_test_run's program), UP_TREE, UP_BPF_TESTS
 (test_progs -a list; empty: none), UP_DRV_TESTS (nsim:T or nic:T, T a
 drivers/net test), UP_BPF_TIMEOUT (2400 s),
-UP_DRV_TIMEOUT (1500 s a test), UP_BUSY_POLL=1 (build busy_poller for
-busy_poll_test.sh: YNL code generation, > 20 CPU min here; else that
-test is a skip), VM_TIMEOUT (3600 s a boot), OUT, JOBS,
+UP_DRV_TIMEOUT (1500 s a test), VM_TIMEOUT (3600 s a boot), OUT, JOBS,
 KDIR, RUN_LOCK_WAIT=1 (wait for a run already going).
 One run at a time (run lock); the builds under the build lock.
 Exit: 0 every test has the same verdict on both kernels; 1 one differs,
@@ -105,12 +104,16 @@ lock_take 9 "$BUILD_LOCK" build "scripts/upstream.sh (test_progs, modules)${XDP_
 src=$UP/src
 # the sources of test_progs (the series changes none: base and series agree)
 want=$(git -C "${S[$UP_TREE]}" rev-parse HEAD:tools/testing/selftests/bpf HEAD:tools/lib \
-	HEAD:tools/bpf HEAD:tools/include HEAD:kernel/bpf/disasm.c | sha256sum | cut -c1-16)
+	HEAD:tools/bpf HEAD:tools/include HEAD:kernel/bpf/disasm.c HEAD:MAINTAINERS |
+	sha256sum | cut -c1-16)
 if [ "$(cat "$UP/src.stamp" 2>/dev/null)" != "$want" ]; then
-	# and what they use outside tools/: disasm.c, pci_ids.h, bpf_doc.py, YNL specs
-	rm -rf "$src" "$UP/vmlinux.btf" && mkdir -p "$src"
+	# and what they use outside tools/: disasm.c, pci_ids.h, bpf_doc.py, YNL
+	# specs, and MAINTAINERS: YNL's ynl_gen_c.py finds the tree's root by
+	# it and, without it, loops for ever (find_kernel_root())
+	rm -rf "$src" "$UP/vmlinux.btf" "$UP/net" && mkdir -p "$src"
 	git -C "${S[$UP_TREE]}" archive HEAD tools scripts kernel/bpf/disasm.c \
-		kernel/bpf/disasm.h include/linux/pci_ids.h Documentation/netlink | tar -x -C "$src"
+		kernel/bpf/disasm.h include/linux/pci_ids.h Documentation/netlink \
+		MAINTAINERS | tar -x -C "$src"
 	echo "$want" > "$UP/src.stamp"
 fi
 bpfdir=$src/tools/testing/selftests/bpf
@@ -119,13 +122,15 @@ bpfdir=$src/tools/testing/selftests/bpf
 # vmlinux under a running make would break it. Its types follow the
 # config: a new config, a new copy (and test_progs built again)
 cfg=$(grep '^CONFIG_' "${B[$UP_TREE]}/.config" | sha256sum | cut -c1-16)
-if [ ! -s "$UP/vmlinux.btf" ] || [ "$(cat "$UP/btf.stamp" 2>/dev/null)" != "$cfg" ]; then
+if [ -z "$UP_BPF_TESTS" ]; then
+	log "upstream: no test_progs tests (UP_BPF_TESTS empty): test_progs not built"
+elif [ ! -s "$UP/vmlinux.btf" ] || [ "$(cat "$UP/btf.stamp" 2>/dev/null)" != "$cfg" ]; then
 	objcopy --dump-section .BTF="$UP/vmlinux.btf" "${B[$UP_TREE]}/vmlinux" /dev/null ||
 		die "upstream: no .BTF in ${B[$UP_TREE]}/vmlinux (fix: CONFIG_DEBUG_INFO_BTF, rebuild)"
 	echo "$cfg" > "$UP/btf.stamp"
 fi
 stamp="$want $("$UP_CLANG" -dumpversion) $cfg"
-if [ "$(cat "$UP/bpf.stamp" 2>/dev/null)" != "$stamp" ]; then
+if [ -n "$UP_BPF_TESTS" ] && [ "$(cat "$UP/bpf.stamp" 2>/dev/null)" != "$stamp" ]; then
 	# make does not see a new compiler or source archive: from scratch
 	rm -rf "$UP/bpf" && mkdir -p "$UP/bpf"
 	log "upstream: building test_progs ($UP_CLANG $("$UP_CLANG" -dumpversion); ~15 min here)"
@@ -140,7 +145,8 @@ if [ "$(cat "$UP/bpf.stamp" 2>/dev/null)" != "$stamp" ]; then
 	echo "$stamp" > "$UP/bpf.stamp"
 fi
 for v in base series; do
-	# what the tests need and the kernel's config lacks, as external
+	[ -n "$UP_BPF_TESTS" ] || break
+	# what test_progs needs and the kernel's config lacks, as external
 	# modules: bonding always (built in, it makes bond0 at boot); clsact
 	# and cls_bpf only for a flavour without selftests/config.upstream
 	d=$UP/kmods/$v c=${B[$v]}/.config mods=(testmod) sched=()
@@ -152,7 +158,7 @@ for v in base series; do
 	log "upstream: ${mods[*]} ${sched[*]} for the $v kernel"
 	rm -rf "$d" && mkdir -p "$d/sched"
 	cp -r "$bpfdir/test_kmods" "$d/testmod"
-	cp -r "${S[$v]}/drivers/net/bonding" "$d/bonding"
+	[[ " ${mods[*]} " != *" bonding "* ]] || cp -r "${S[$v]}/drivers/net/bonding" "$d/bonding"
 	for m in "${sched[@]}"; do
 		cp "${S[$v]}/net/sched/$m.c" "$d/sched/" && echo "obj-m += $m.o" >> "$d/sched/Kbuild"
 	done
@@ -164,16 +170,15 @@ for v in base series; do
 	done
 	echo "$(kid $v) ${mods[*]} ${sched[*]}" > "$d.stamp"
 done
-# busy_poller links libynl: its YNL C code generation alone took more
-# than 20 CPU minutes here, so only with UP_BUSY_POLL=1. Its output path
-# is the target: the Makefile's YNL rules hang on it, not on the name
-if [ "${UP_BUSY_POLL:-0}" = 1 ] && [ ! -x "$UP/net/busy_poller" ]; then
+# busy_poller (libynl, netdev family only). Its output path is the
+# target: the Makefile attaches the YNL rules to it, not to the name
+if [ ! -x "$UP/net/busy_poller" ]; then
 	mkdir -p "$UP/net"; make -C "$src/tools/testing/selftests/net" OUTPUT="$UP/net" \
 		KHDR_INCLUDES="-isystem ${B[$UP_TREE]}/usr/include" "$UP/net/busy_poller" \
 		> "$UP/net.log" 2>&1 ||
-		log "upstream: busy_poller did not build (log: $UP/net.log); busy_poll_test.sh is skipped"
-	cp "$src/tools/testing/selftests/net/busy_poll_test.sh" "$UP/net/"
+		{ tail -20 "$UP/net.log" >&2; die "upstream: busy_poller build failed ($UP/net.log)"; }
 fi
+cp "$src/tools/testing/selftests/net/busy_poll_test.sh" "$UP/net/"
 exec 9>&-
 
 # ---- one boot per kernel ----

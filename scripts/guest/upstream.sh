@@ -102,7 +102,7 @@ fi
 if ! modprobe -q netdevsim 2>/dev/null && [ ! -d /sys/bus/netdevsim ]; then
 	echo "ok - net:busy_poll_test.sh # SKIP no netdevsim in this kernel (CONFIG_NETDEVSIM)" >> "$res"
 elif [ ! -x /tools/net/busy_poller ]; then
-	echo "ok - net:busy_poll_test.sh # SKIP busy_poller not built (UP_BUSY_POLL=1)" >> "$res"
+	echo "not ok - net:busy_poll_test.sh (busy_poller not built: /tools/net)" >> "$res"
 else
 	log "running net/busy_poll_test.sh"
 	cp /tools/net/busy_poller /tools/net/busy_poll_test.sh "$ks/net/"
