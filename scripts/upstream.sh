@@ -104,16 +104,18 @@ lock_take 9 "$BUILD_LOCK" build "scripts/upstream.sh (test_progs, modules)${XDP_
 src=$UP/src
 # the sources of test_progs (the series changes none: base and series agree)
 want=$(git -C "${S[$UP_TREE]}" rev-parse HEAD:tools/testing/selftests/bpf HEAD:tools/lib \
-	HEAD:tools/bpf HEAD:tools/include HEAD:kernel/bpf/disasm.c HEAD:MAINTAINERS |
+	HEAD:tools/bpf HEAD:tools/include HEAD:kernel/bpf/disasm.c HEAD:MAINTAINERS \
+	HEAD:include/uapi |
 	sha256sum | cut -c1-16)
 if [ "$(cat "$UP/src.stamp" 2>/dev/null)" != "$want" ]; then
 	# and what they use outside tools/: disasm.c, pci_ids.h, bpf_doc.py, YNL
-	# specs, and MAINTAINERS: YNL's ynl_gen_c.py finds the tree's root by
-	# it and, without it, loops for ever (find_kernel_root())
+	# specs and the uapi headers libynl includes, and MAINTAINERS: YNL's
+	# ynl_gen_c.py finds the tree's root by it and, without it, loops for
+	# ever (find_kernel_root())
 	rm -rf "$src" "$UP/vmlinux.btf" "$UP/net" && mkdir -p "$src"
 	git -C "${S[$UP_TREE]}" archive HEAD tools scripts kernel/bpf/disasm.c \
-		kernel/bpf/disasm.h include/linux/pci_ids.h Documentation/netlink \
-		MAINTAINERS | tar -x -C "$src"
+		kernel/bpf/disasm.h include/linux/pci_ids.h include/uapi \
+		Documentation/netlink MAINTAINERS | tar -x -C "$src"
 	echo "$want" > "$UP/src.stamp"
 fi
 bpfdir=$src/tools/testing/selftests/bpf
