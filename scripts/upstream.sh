@@ -102,7 +102,8 @@ done
 mkdir -p "$UP" && exec 9>>"$BUILD_LOCK"
 lock_take 9 "$BUILD_LOCK" build "scripts/upstream.sh (test_progs, modules)${XDP_PP_RUN:+ for $XDP_PP_RUN}"
 src=$UP/src
-# the sources of test_progs (the series changes none: base and series agree)
+# the sources of test_progs and busy_poller (the series changes none:
+# base and series agree)
 want=$(git -C "${S[$UP_TREE]}" rev-parse HEAD:tools/testing/selftests/bpf HEAD:tools/lib \
 	HEAD:tools/bpf HEAD:tools/include HEAD:kernel/bpf/disasm.c HEAD:MAINTAINERS \
 	HEAD:include/uapi |
@@ -118,60 +119,62 @@ if [ "$(cat "$UP/src.stamp" 2>/dev/null)" != "$want" ]; then
 		Documentation/netlink MAINTAINERS | tar -x -C "$src"
 	echo "$want" > "$UP/src.stamp"
 fi
-bpfdir=$src/tools/testing/selftests/bpf
-# the kernel's BTF, copied: vmlinux.h is made from it (the same for base
-# and series: the series changes no type), and a kernel build rewriting
-# vmlinux under a running make would break it. Its types follow the
-# config: a new config, a new copy (and test_progs built again)
-cfg=$(grep '^CONFIG_' "${B[$UP_TREE]}/.config" | sha256sum | cut -c1-16)
-if [ -z "$UP_BPF_TESTS" ]; then
+# test_progs, and the modules it loads: only when UP_BPF_TESTS names tests
+if [ -n "$UP_BPF_TESTS" ]; then
+	bpfdir=$src/tools/testing/selftests/bpf
+	# the kernel's BTF, copied: vmlinux.h is made from it (the same for base
+	# and series: the series changes no type), and a kernel build rewriting
+	# vmlinux under a running make would break it. Its types follow the
+	# config: a new config, a new copy (and test_progs built again)
+	cfg=$(grep '^CONFIG_' "${B[$UP_TREE]}/.config" | sha256sum | cut -c1-16)
+	if [ ! -s "$UP/vmlinux.btf" ] || [ "$(cat "$UP/btf.stamp" 2>/dev/null)" != "$cfg" ]; then
+		objcopy --dump-section .BTF="$UP/vmlinux.btf" "${B[$UP_TREE]}/vmlinux" /dev/null ||
+			die "upstream: no .BTF in ${B[$UP_TREE]}/vmlinux (fix: CONFIG_DEBUG_INFO_BTF, rebuild)"
+		echo "$cfg" > "$UP/btf.stamp"
+	fi
+	stamp="$want $("$UP_CLANG" -dumpversion) $cfg"
+	if [ "$(cat "$UP/bpf.stamp" 2>/dev/null)" != "$stamp" ]; then
+		# make does not see a new compiler or source archive: from scratch
+		rm -rf "$UP/bpf" && mkdir -p "$UP/bpf"
+		log "upstream: building test_progs ($UP_CLANG $("$UP_CLANG" -dumpversion); ~15 min here)"
+		t0=$(date +%s)
+		# LIBARENA_SKEL=: libarena needs clang >= 19 (BPF address space
+		# casts) and is not optional in the Makefile; only its own tests use it
+		make -C "$bpfdir" OUTPUT="$UP/bpf" CLANG="$UP_CLANG" VMLINUX_BTF="$UP/vmlinux.btf" \
+			BPF_STRICT_BUILD=0 SKIP_DOCS=1 LIBARENA_SKEL= -j"$JOBS" test_progs \
+			> "$UP/bpf.log" 2>&1 ||
+			{ tail -20 "$UP/bpf.log" >&2; die "upstream: test_progs build failed ($UP/bpf.log)"; }
+		log "upstream: test_progs built in $(( $(date +%s) - t0 )) s; left out: $(grep -c 'SKIP-BPF' "$UP/bpf.log" || true) BPF objects, $(grep -c 'SKIP-TEST' "$UP/bpf.log" || true) tests ($UP/bpf.log)"
+		echo "$stamp" > "$UP/bpf.stamp"
+	fi
+	for v in base series; do
+		# what test_progs needs and the kernel's config lacks, as external
+		# modules: bonding always (built in, it makes bond0 at boot); clsact
+		# and cls_bpf only for a flavour without selftests/config.upstream
+		d=$UP/kmods/$v c=${B[$v]}/.config mods=(testmod) sched=()
+		grep -q '^CONFIG_BONDING=' "$c" || mods+=(bonding)
+		grep -q '^CONFIG_NET_SCH_INGRESS=' "$c" || sched+=(sch_ingress)
+		grep -q '^CONFIG_NET_CLS_BPF=' "$c" || sched+=(cls_bpf)
+		[ ${#sched[@]} = 0 ] || mods+=(sched)
+		[ "$(cat "$d.stamp" 2>/dev/null)" != "$(kid $v) ${mods[*]} ${sched[*]}" ] || continue
+		log "upstream: ${mods[*]} ${sched[*]} for the $v kernel"
+		rm -rf "$d" && mkdir -p "$d/sched"
+		cp -r "$bpfdir/test_kmods" "$d/testmod"
+		[[ " ${mods[*]} " != *" bonding "* ]] || cp -r "${S[$v]}/drivers/net/bonding" "$d/bonding"
+		for m in "${sched[@]}"; do
+			cp "${S[$v]}/net/sched/$m.c" "$d/sched/" && echo "obj-m += $m.o" >> "$d/sched/Kbuild"
+		done
+		for m in "${mods[@]}"; do
+			make -C "${S[$v]}" O="${B[$v]}" M="$d/$m" CONFIG_BONDING=m CC="ccache gcc" \
+				modules >> "$d.log" 2>&1 ||
+				{ tail -20 "$d.log" >&2; die "upstream: $m for $v failed (log: $d.log)"; }
+			cp "$d/$m"/*.ko "$d/"
+		done
+		echo "$(kid $v) ${mods[*]} ${sched[*]}" > "$d.stamp"
+	done
+else
 	log "upstream: no test_progs tests (UP_BPF_TESTS empty): test_progs not built"
-elif [ ! -s "$UP/vmlinux.btf" ] || [ "$(cat "$UP/btf.stamp" 2>/dev/null)" != "$cfg" ]; then
-	objcopy --dump-section .BTF="$UP/vmlinux.btf" "${B[$UP_TREE]}/vmlinux" /dev/null ||
-		die "upstream: no .BTF in ${B[$UP_TREE]}/vmlinux (fix: CONFIG_DEBUG_INFO_BTF, rebuild)"
-	echo "$cfg" > "$UP/btf.stamp"
 fi
-stamp="$want $("$UP_CLANG" -dumpversion) $cfg"
-if [ -n "$UP_BPF_TESTS" ] && [ "$(cat "$UP/bpf.stamp" 2>/dev/null)" != "$stamp" ]; then
-	# make does not see a new compiler or source archive: from scratch
-	rm -rf "$UP/bpf" && mkdir -p "$UP/bpf"
-	log "upstream: building test_progs ($UP_CLANG $("$UP_CLANG" -dumpversion); ~15 min here)"
-	t0=$(date +%s)
-	# LIBARENA_SKEL=: libarena needs clang >= 19 (BPF address space
-	# casts) and is not optional in the Makefile; only its own tests use it
-	make -C "$bpfdir" OUTPUT="$UP/bpf" CLANG="$UP_CLANG" VMLINUX_BTF="$UP/vmlinux.btf" \
-		BPF_STRICT_BUILD=0 SKIP_DOCS=1 LIBARENA_SKEL= -j"$JOBS" test_progs \
-		> "$UP/bpf.log" 2>&1 ||
-		{ tail -20 "$UP/bpf.log" >&2; die "upstream: test_progs build failed ($UP/bpf.log)"; }
-	log "upstream: test_progs built in $(( $(date +%s) - t0 )) s; left out: $(grep -c 'SKIP-BPF' "$UP/bpf.log" || true) BPF objects, $(grep -c 'SKIP-TEST' "$UP/bpf.log" || true) tests ($UP/bpf.log)"
-	echo "$stamp" > "$UP/bpf.stamp"
-fi
-for v in base series; do
-	[ -n "$UP_BPF_TESTS" ] || break
-	# what test_progs needs and the kernel's config lacks, as external
-	# modules: bonding always (built in, it makes bond0 at boot); clsact
-	# and cls_bpf only for a flavour without selftests/config.upstream
-	d=$UP/kmods/$v c=${B[$v]}/.config mods=(testmod) sched=()
-	grep -q '^CONFIG_BONDING=' "$c" || mods+=(bonding)
-	grep -q '^CONFIG_NET_SCH_INGRESS=' "$c" || sched+=(sch_ingress)
-	grep -q '^CONFIG_NET_CLS_BPF=' "$c" || sched+=(cls_bpf)
-	[ ${#sched[@]} = 0 ] || mods+=(sched)
-	[ "$(cat "$d.stamp" 2>/dev/null)" != "$(kid $v) ${mods[*]} ${sched[*]}" ] || continue
-	log "upstream: ${mods[*]} ${sched[*]} for the $v kernel"
-	rm -rf "$d" && mkdir -p "$d/sched"
-	cp -r "$bpfdir/test_kmods" "$d/testmod"
-	[[ " ${mods[*]} " != *" bonding "* ]] || cp -r "${S[$v]}/drivers/net/bonding" "$d/bonding"
-	for m in "${sched[@]}"; do
-		cp "${S[$v]}/net/sched/$m.c" "$d/sched/" && echo "obj-m += $m.o" >> "$d/sched/Kbuild"
-	done
-	for m in "${mods[@]}"; do
-		make -C "${S[$v]}" O="${B[$v]}" M="$d/$m" CONFIG_BONDING=m CC="ccache gcc" \
-			modules >> "$d.log" 2>&1 ||
-			{ tail -20 "$d.log" >&2; die "upstream: $m for $v failed (log: $d.log)"; }
-		cp "$d/$m"/*.ko "$d/"
-	done
-	echo "$(kid $v) ${mods[*]} ${sched[*]}" > "$d.stamp"
-done
 # busy_poller (libynl, netdev family only). Its output path is the
 # target: the Makefile attaches the YNL rules to it, not to the name
 if [ ! -x "$UP/net/busy_poller" ]; then
